@@ -1,0 +1,11 @@
+"""sklearn_ldp: scikit-learn estimators under local and central differential privacy.
+
+Estimators are re-exported here as they are added; every public estimator
+listed in ``__all__`` is checked by ``tests/test_common.py``.
+"""
+
+from .exceptions import PrivacyLeakWarning
+
+__version__ = "0.1.0.dev0"
+
+__all__ = ["PrivacyLeakWarning"]

@@ -1,0 +1,41 @@
+"""Privacy accounting: Gaussian calibration, composition, zCDP and RDP.
+
+Everything here is a pure function of public parameters. The estimators use
+these to turn a target ``(epsilon, delta)`` into noise scales, and expose the
+results as fitted attributes so a user can re-check the budget with an
+independent accountant (the tests do so with Google's ``dp_accounting``).
+"""
+
+from ._gaussian import (
+    analytic_gaussian_delta,
+    analytic_gaussian_epsilon,
+    analytic_gaussian_sigma,
+    classic_gaussian_sigma,
+    gaussian_sigma,
+    joint_gaussian_sigmas,
+)
+from ._rdp import (
+    DEFAULT_RDP_ORDERS,
+    calibrate_noise_multiplier,
+    rdp_gaussian,
+    rdp_subsampled_gaussian,
+    rdp_to_epsilon,
+)
+from ._zcdp import gaussian_zcdp, zcdp_from_epsilon, zcdp_to_epsilon
+
+__all__ = [
+    "DEFAULT_RDP_ORDERS",
+    "analytic_gaussian_delta",
+    "analytic_gaussian_epsilon",
+    "analytic_gaussian_sigma",
+    "calibrate_noise_multiplier",
+    "classic_gaussian_sigma",
+    "gaussian_sigma",
+    "gaussian_zcdp",
+    "joint_gaussian_sigmas",
+    "rdp_gaussian",
+    "rdp_subsampled_gaussian",
+    "rdp_to_epsilon",
+    "zcdp_from_epsilon",
+    "zcdp_to_epsilon",
+]

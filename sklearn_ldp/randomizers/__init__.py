@@ -1,0 +1,34 @@
+"""Client side: clip and randomize one record per user.
+
+Pure numpy; nothing here imports an estimator. Every mechanism validates its
+privacy parameters, states its guarantee (``guarantee``), documents and
+exposes its variance, and is vectorized over users.
+"""
+
+from ._base import DEFAULT_CHUNK_SIZE, LocalRandomizer
+from ._clip import clip_interval, clip_l2
+from ._gaussian import GaussianMechanism, GaussianRecordRandomizer, encode_labels
+from ._reports import Reports, config_fingerprint, describe_config_mismatch
+from ._scalar import (
+    BassilySmithMechanism,
+    DuchiMechanism,
+    LaplaceMechanism,
+    PiecewiseMechanism,
+)
+
+__all__ = [
+    "DEFAULT_CHUNK_SIZE",
+    "BassilySmithMechanism",
+    "DuchiMechanism",
+    "GaussianMechanism",
+    "GaussianRecordRandomizer",
+    "LaplaceMechanism",
+    "LocalRandomizer",
+    "PiecewiseMechanism",
+    "Reports",
+    "clip_interval",
+    "clip_l2",
+    "config_fingerprint",
+    "describe_config_mismatch",
+    "encode_labels",
+]

@@ -1,0 +1,36 @@
+"""Clipping to public bounds: the first step of every local randomizer.
+
+Clipping happens on the user's device before any noise is added; it uses only
+the public bound, so it costs no privacy, and it is what makes the
+sensitivity of the release equal to the declared bound.
+"""
+
+import numpy as np
+
+
+def clip_l2(X, bound):
+    """Scale each row of ``X`` into the l2 ball of radius ``bound``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_ldp.randomizers import clip_l2
+    >>> clip_l2(np.array([[3.0, 4.0], [0.3, 0.4]]), 1.0).round(2).tolist()
+    [[0.6, 0.8], [0.3, 0.4]]
+    """
+    X = np.asarray(X, dtype=np.float64)
+    norms = np.linalg.norm(X, axis=-1, keepdims=True)
+    scale = np.minimum(1.0, bound / np.maximum(norms, np.finfo(float).tiny))
+    return X * scale
+
+
+def clip_interval(values, lower, upper):
+    """Clip values to ``[lower, upper]``.
+
+    Examples
+    --------
+    >>> from sklearn_ldp.randomizers import clip_interval
+    >>> clip_interval([-5.0, 0.5, 5.0], -1.0, 1.0).tolist()
+    [-1.0, 0.5, 1.0]
+    """
+    return np.clip(np.asarray(values, dtype=np.float64), lower, upper)
