@@ -29,7 +29,7 @@ lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 
 test: $(VENV)/.installed-test lint
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n 2 --dist loadfile
 
 docs: $(VENV)/.installed-docs
 	$(BIN)/sphinx-build -W --keep-going -b html docs docs/_build/html

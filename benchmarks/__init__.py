@@ -1,0 +1,1 @@
+"""Benchmarks: scripts that print tables and save plots for the docs."""

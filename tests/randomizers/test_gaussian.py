@@ -1,0 +1,176 @@
+"""Gaussian randomizers: calibration, clipping, labels, privacy audits, chunking."""
+
+import numpy as np
+import pytest
+
+from sklearn_ldp.accounting import analytic_gaussian_sigma, gaussian_sigma
+from sklearn_ldp.randomizers import (
+    GaussianMechanism,
+    GaussianRecordRandomizer,
+    Reports,
+    clip_l2,
+)
+from sklearn_ldp.utils import audit_mechanism, audit_randomizer
+
+
+def test_basic_private_vector_calibration_and_variance():
+    mech = GaussianMechanism(1.0, 1e-5, norm_bound=2.0)
+    assert mech.sigma == analytic_gaussian_sigma(1.0, 1e-5, 4.0)
+    paper = GaussianMechanism(0.5, 1e-5, norm_bound=1.0, calibration="paper")
+    assert paper.sigma == pytest.approx(2.0 * np.sqrt(2 * np.log(1.25e5)) / 0.5)
+    out = mech.randomize(np.zeros((200_000, 2)), random_state=0)
+    # Variance of the sample variance of a normal: 2 sigma^4 / n -> rel. sd 0.3%.
+    assert out.var(axis=0) == pytest.approx([mech.sigma**2] * 2, rel=0.02)
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 4.0])
+@pytest.mark.parametrize("calibration", ["analytic", "paper"])
+def test_gaussian_mechanism_audit(epsilon, calibration):
+    mech = GaussianMechanism(epsilon, 1e-5, norm_bound=1.0, calibration=calibration)
+    assert audit_mechanism(mech, [100.0, 0.0], [-100.0, 0.0]).passed
+
+
+def test_audit_rejects_gaussian_noise_too_small_by_two_at_eps_4():
+    mech = GaussianMechanism(4.0, 1e-5, norm_bound=1.0)
+    mech.sigma /= 2.0
+    result = audit_mechanism(mech, [100.0, 0.0], [-100.0, 0.0], epsilon=4.0, delta=1e-5)
+    assert not result.passed
+
+
+def test_record_randomizer_joint_calibration():
+    rand = GaussianRecordRandomizer(
+        3, epsilon=1.0, delta=1e-5, data_norm=2.0, y_bound=3.0
+    )
+    unit = analytic_gaussian_sigma(1.0, 1e-5, 1.0)
+    # Equal shares: sigma_x / D_x = sigma_y / D_y = unit * sqrt(2).
+    assert rand.sigma_x == pytest.approx(4.0 * unit * np.sqrt(2))
+    assert rand.sigma_y == pytest.approx(6.0 * unit * np.sqrt(2))
+    paper = GaussianRecordRandomizer(
+        3, epsilon=1.0, delta=1e-5, data_norm=2.0, y_bound=3.0, calibration="paper"
+    )
+    assert paper.sigma_x == gaussian_sigma(0.5, 0.5e-5, 4.0, "classic")
+    assert paper.sigma_x > rand.sigma_x
+
+
+@pytest.mark.parametrize("calibration", ["analytic", "paper"])
+@pytest.mark.parametrize("epsilon", [1.0, 4.0])
+def test_record_randomizer_audit_regression(calibration, epsilon):
+    rand = GaussianRecordRandomizer(
+        2, epsilon=epsilon, delta=1e-5, y_bound=1.0, calibration=calibration
+    )
+    result = audit_randomizer(rand, ([80.0, 60.0], 50.0), ([-80.0, -60.0], -50.0))
+    assert result.passed, result
+
+
+def test_record_randomizer_audit_rejects_half_noise():
+    rand = GaussianRecordRandomizer(2, epsilon=4.0, delta=1e-5, y_bound=1.0)
+    rand.sigma_x /= 2.0
+    rand.sigma_y /= 2.0
+    result = audit_randomizer(rand, ([80.0, 60.0], 50.0), ([-80.0, -60.0], -50.0))
+    assert not result.passed
+
+
+@pytest.mark.parametrize("classes", [["no", "yes"], [0, 1, 2]])
+def test_record_randomizer_audit_classification(classes):
+    rand = GaussianRecordRandomizer(2, epsilon=2.0, delta=1e-5, classes=classes)
+    result = audit_randomizer(
+        rand, ([50.0, 0.0], classes[0]), ([-50.0, 0.0], classes[-1])
+    )
+    assert result.passed, result
+
+
+def test_labels_are_encoded_and_unknown_labels_refused():
+    rand = GaussianRecordRandomizer(1, epsilon=1.0, delta=1e-5, classes=[3, 1, 2])
+    assert rand.targets(np.array([1, 3])).tolist() == [[1, 0, 0], [0, 0, 1]]
+    binary = GaussianRecordRandomizer(1, epsilon=1.0, delta=1e-5, classes=["b", "a"])
+    assert binary.targets(np.array(["a", "b"])).tolist() == [-1.0, 1.0]
+    with pytest.raises(ValueError, match="not in the public classes"):
+        rand.randomize(np.zeros((2, 1)), np.array([1, 7]))
+
+
+def test_clipping_is_to_the_declared_bounds():
+    rand = GaussianRecordRandomizer(
+        2, epsilon=1.0, delta=1e-5, data_norm=2.0, y_bound=0.5
+    )
+    features = rand.features(np.array([[30.0, 40.0], [0.3, 0.4]]))
+    np.testing.assert_allclose(np.linalg.norm(features, axis=1), [2.0, 0.5])
+    np.testing.assert_allclose(rand.targets(np.array([-7.0, 0.2])), [-0.5, 0.2])
+
+
+def test_feature_map_output_is_clipped_to_feature_norm():
+    rand = GaussianRecordRandomizer(
+        2,
+        epsilon=1.0,
+        delta=1e-5,
+        y_bound=1.0,
+        feature_map=lambda X: 10.0 * np.hstack([X, X]),
+        feature_norm=1.5,
+        feature_map_config={"kind": "test"},
+    )
+    assert np.linalg.norm(rand.features(np.ones((1, 2))), axis=1) == pytest.approx(1.5)
+    assert rand.get_config()["feature_map"] == {"kind": "test"}
+    with pytest.raises(ValueError, match="feature_norm"):
+        GaussianRecordRandomizer(2, epsilon=1.0, delta=1e-5, feature_map=np.abs)
+
+
+def test_chunked_randomization_matches_one_shot_distribution_and_order():
+    rng = np.random.RandomState(0)
+    X = rng.standard_normal((1000, 3))
+    y = rng.standard_normal(1000)
+    rand = GaussianRecordRandomizer(
+        3, epsilon=1e6, delta=1e-5, data_norm=10.0, y_bound=10.0
+    )
+    rand.chunk_size = 64
+    reports = rand.randomize(X, y, random_state=0)
+    # At huge epsilon the reports are the clipped data in the users' order
+    # (within 6 noise standard deviations: false alarm ~ 1e-9 per entry).
+    assert rand.sigma_x < 0.05
+    np.testing.assert_allclose(reports["x"], clip_l2(X, 10.0), atol=6 * rand.sigma_x)
+    np.testing.assert_allclose(reports["y"], np.clip(y, -10, 10), atol=6 * rand.sigma_y)
+
+
+def test_reports_contract():
+    rand = GaussianRecordRandomizer(2, epsilon=1.0, delta=1e-5, y_bound=1.0)
+    a = rand.randomize(np.zeros((3, 2)), np.zeros(3), random_state=0)
+    b = rand.randomize(np.zeros((2, 2)), np.zeros(2), random_state=1)
+    both = Reports.concatenate([a, b])
+    assert len(both) == 5 and both.as_matrix().shape == (5, 3)
+    assert both.n_features == 2 and both.config["epsilon"] == 1.0
+    assert len(both.subset(slice(0, 2))) == 2
+    other = GaussianRecordRandomizer(2, epsilon=2.0, delta=1e-5, y_bound=1.0)
+    c = other.randomize(np.zeros((2, 2)), np.zeros(2), random_state=1)
+    with pytest.raises(ValueError, match="epsilon"):
+        Reports.concatenate([a, c])
+    with pytest.raises(ValueError, match="one row per user"):
+        Reports({"x": np.zeros((3, 1)), "y": np.zeros(2)}, {})
+
+
+@pytest.mark.parametrize(
+    "X, y, match",
+    [
+        (np.array([[np.nan, 0.0]]), np.zeros(1), "NaN"),
+        (np.array([[np.inf, 0.0]]), np.zeros(1), "NaN"),
+        (np.zeros((2, 3)), np.zeros(2), "features"),
+        (np.zeros(2), np.zeros(2), "2-dimensional"),
+        (np.zeros((2, 2)), np.zeros(3), "entries"),
+        (np.zeros((2, 2)), None, "needs y"),
+        (np.zeros((0, 2)), np.zeros(0), "no rows"),
+    ],
+)
+def test_bad_input_is_refused(X, y, match):
+    rand = GaussianRecordRandomizer(2, epsilon=1.0, delta=1e-5, y_bound=1.0)
+    with pytest.raises(ValueError, match=match):
+        rand.randomize(X, y)
+
+
+def test_bad_configuration_is_refused():
+    with pytest.raises(ValueError):
+        GaussianRecordRandomizer(2, epsilon=1.0, delta=0.0)
+    with pytest.raises(ValueError):
+        GaussianRecordRandomizer(
+            2, epsilon=1.0, delta=1e-5, y_bound=1.0, classes=[0, 1]
+        )
+    with pytest.raises(ValueError):
+        GaussianRecordRandomizer(2, epsilon=1.0, delta=1e-5, classes=[1, 1])
+    with pytest.raises(ValueError):
+        GaussianRecordRandomizer(2, epsilon=1.0, delta=1e-5, calibration="tight")
