@@ -10,6 +10,7 @@ import time
 import warnings
 
 import numpy as np
+from sklearn.model_selection import train_test_split
 
 from sklearn_ldp.randomizers import (
     BassilySmithMechanism,
@@ -43,7 +44,25 @@ def row(name, private, baseline, seconds, metric):
     )
 
 
-ESTIMATOR_DEMOS = []
+def demo_bernstein():
+    from sklearn.linear_model import LinearRegression
+
+    from sklearn_ldp import LocalBernsteinRegressor
+
+    X = RNG.uniform(-1, 1, size=(200_000, 1))
+    y = np.clip(0.5 * X[:, 0] + 0.1 + 0.3 * RNG.randn(200_000), -1, 1)
+    X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)
+    private = LocalBernsteinRegressor(epsilon=2.0, random_state=0).fit(X_train, y_train)
+    baseline = LinearRegression().fit(X_train, y_train)
+    return (
+        "LocalBernsteinRegressor (eps=2)",
+        "R^2",
+        private.score(X_test, y_test),
+        baseline.score(X_test, y_test),
+    )
+
+
+ESTIMATOR_DEMOS = [demo_bernstein]
 
 
 def run_estimators():

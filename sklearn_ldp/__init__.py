@@ -4,8 +4,9 @@ Estimators are re-exported here as they are added; every public estimator
 listed in ``__all__`` is checked by ``tests/test_common.py``.
 """
 
+from ._bernstein import LocalBernsteinRegressor
 from .exceptions import PrivacyLeakWarning
 
 __version__ = "0.1.0.dev0"
 
-__all__ = ["PrivacyLeakWarning"]
+__all__ = ["LocalBernsteinRegressor", "PrivacyLeakWarning"]

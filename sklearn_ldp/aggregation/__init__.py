@@ -5,11 +5,29 @@ post-processing of reports. Everything here is post-processing of what users
 sent, so it costs no privacy.
 """
 
+from ._bernstein import (
+    apply_along_axes,
+    bernstein_basis,
+    bernstein_basis_derivative,
+    bernstein_coefficients,
+    bernstein_operator_matrix,
+    evaluate_bernstein,
+    iterated_bernstein_matrix,
+    lebesgue_constant,
+)
 from ._fission import fission_matrix, gaussian_fission
 from ._polynomial import elementary_symmetric, unbiased_polynomial
 from ._sufficient import SufficientStatistics, project_psd
 
 __all__ = [
+    "apply_along_axes",
+    "bernstein_basis",
+    "bernstein_basis_derivative",
+    "bernstein_coefficients",
+    "bernstein_operator_matrix",
+    "evaluate_bernstein",
+    "iterated_bernstein_matrix",
+    "lebesgue_constant",
     "SufficientStatistics",
     "elementary_symmetric",
     "fission_matrix",
