@@ -99,3 +99,17 @@ def _write_api_list():
 
 
 _write_api_list()
+
+
+def _skip_foreign_members(app, what, name, obj, skip, options):
+    """Document only what sklearn_ldp defines (not scikit-learn's metadata routing)."""
+    if name.startswith("set_") and name.endswith("_request"):
+        return True
+    module = getattr(obj, "__module__", "") or ""
+    if what == "class" and module and not module.startswith("sklearn_ldp"):
+        return True
+    return skip
+
+
+def setup(app):
+    app.connect("autodoc-skip-member", _skip_foreign_members)

@@ -62,7 +62,25 @@ def demo_bernstein():
     )
 
 
-ESTIMATOR_DEMOS = [demo_bernstein]
+def demo_hinge():
+    from sklearn.svm import LinearSVC
+
+    from sklearn_ldp import HingeLDPClassifier
+
+    X = RNG.uniform(-1, 1, size=(100_000, 2)) / np.sqrt(2)  # public bound: ||x|| <= 1
+    y = (X @ [0.8, 0.6] > 0.05).astype(int)
+    X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)
+    private = HingeLDPClassifier(epsilon=8.0, random_state=0).fit(X_train, y_train)
+    baseline = LinearSVC().fit(X_train, y_train)
+    return (
+        "HingeLDPClassifier (eps=8)",
+        "accuracy",
+        private.score(X_test, y_test),
+        baseline.score(X_test, y_test),
+    )
+
+
+ESTIMATOR_DEMOS = [demo_bernstein, demo_hinge]
 
 
 def run_estimators():

@@ -5,8 +5,9 @@ listed in ``__all__`` is checked by ``tests/test_common.py``.
 """
 
 from ._bernstein import LocalBernsteinRegressor
+from ._hinge import HingeLDPClassifier
 from .exceptions import PrivacyLeakWarning
 
 __version__ = "0.1.0.dev0"
 
-__all__ = ["LocalBernsteinRegressor", "PrivacyLeakWarning"]
+__all__ = ["HingeLDPClassifier", "LocalBernsteinRegressor", "PrivacyLeakWarning"]

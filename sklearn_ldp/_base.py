@@ -49,7 +49,7 @@ class LDPEstimatorMixin:
             classes = np.unique(y)
             if classes.shape[0] < 2:
                 raise ValueError(
-                    "The training data has a single class; a classifier needs "
+                    "The training data has one class (a single label); a classifier needs "
                     f"at least two, got {classes.tolist()}."
                 )
             return X, y, classes

@@ -666,7 +666,7 @@ class LocalBernsteinRegressor(LDPEstimatorMixin, RegressorMixin, BaseEstimator):
     users_per_grid_point_ : float
     privacy_epsilon_, privacy_delta_ : float
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
 
     See Also
     --------

@@ -5,6 +5,14 @@ post-processing of reports. Everything here is post-processing of what users
 sent, so it costs no privacy.
 """
 
+from ._approximation import (
+    approximation_error,
+    bernstein_approximation,
+    bernstein_product_terms,
+    chebyshev_approximation,
+    monomial_product_terms,
+    polynomial_approximation,
+)
 from ._bernstein import (
     apply_along_axes,
     bernstein_basis,
@@ -16,6 +24,7 @@ from ._bernstein import (
     lebesgue_constant,
 )
 from ._fission import fission_matrix, gaussian_fission
+from ._oracle import PolynomialGradientOracle, product_estimate, product_terms_copies
 from ._polynomial import elementary_symmetric, unbiased_polynomial
 from ._sufficient import SufficientStatistics, project_psd
 
@@ -34,4 +43,13 @@ __all__ = [
     "gaussian_fission",
     "project_psd",
     "unbiased_polynomial",
+    "PolynomialGradientOracle",
+    "approximation_error",
+    "bernstein_approximation",
+    "bernstein_product_terms",
+    "chebyshev_approximation",
+    "monomial_product_terms",
+    "polynomial_approximation",
+    "product_estimate",
+    "product_terms_copies",
 ]
