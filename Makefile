@@ -32,7 +32,7 @@ test: $(VENV)/.installed-test lint
 	$(BIN)/python -m pytest -n 2 --dist loadfile
 
 docs: $(VENV)/.installed-docs
-	$(BIN)/sphinx-build -W --keep-going -b html docs docs/_build/html
+	$(BIN)/sphinx-build -W --keep-going -q -b html docs docs/_build/html
 
 bench-quick: $(VENV)/.installed-docs
 	$(BIN)/python -m benchmarks --quick

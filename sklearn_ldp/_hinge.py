@@ -264,7 +264,7 @@ class HingeLDPClassifier(LDPEstimatorMixin, ClassifierMixin, BaseEstimator):
     classes_ : ndarray of shape (2,)
     degree_ : int
         Degree used.
-    poly_coef_ : ndarray of shape (degree_ + 1,)
+    poly_coef_ : ndarray of shape (`degree_` + 1,)
         Monomial coefficients of the polynomial approximation of ``f_beta'``.
     approximation_error_ : float
         ``max |P - f_beta'|`` on the reachable interval.
