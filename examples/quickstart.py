@@ -80,7 +80,51 @@ def demo_hinge():
     )
 
 
-ESTIMATOR_DEMOS = [demo_bernstein, demo_hinge]
+def demo_sparse():
+    from sklearn.linear_model import LinearRegression
+
+    from sklearn_ldp import SparseLDPRegressor
+
+    n, d = 1_000_000, 20
+    X = RNG.uniform(-1, 1, size=(n, d)) / np.sqrt(d)  # public bound: ||x|| <= 1
+    w = np.zeros(d)
+    w[:3] = [2.0, -2.0, 1.5]  # sparse truth, ||w||_1 <= 5.5 (public radius)
+    y = np.clip(X @ w + 0.1 * RNG.randn(n), -1, 1)
+    X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)
+    private = SparseLDPRegressor(epsilon=8.0, l1_radius=5.5, random_state=0)
+    private.fit(X_train, y_train)
+    baseline = LinearRegression().fit(X_train, y_train)
+    return (
+        "SparseLDPRegressor (eps=8, 750k)",
+        "R^2",
+        private.score(X_test, y_test),
+        baseline.score(X_test, y_test),
+    )
+
+
+def demo_dp_svrg():
+    from sklearn.datasets import make_classification
+    from sklearn.linear_model import LogisticRegression
+
+    from sklearn_ldp import DPSVRGClassifier
+
+    X, y = make_classification(
+        n_samples=20_000, n_features=20, n_informative=10, random_state=0
+    )
+    # Public scaling (a fixed constant, not fitted): ||x|| <~ 1.
+    X_train, X_test, y_train, y_test = train_test_split(X / 20, y, random_state=0)
+    private = DPSVRGClassifier(epsilon=1.0, delta=1e-5, random_state=0)
+    private.fit(X_train, y_train)
+    baseline = LogisticRegression().fit(X_train, y_train)
+    return (
+        "DPSVRGClassifier (central, eps=1)",
+        "accuracy",
+        private.score(X_test, y_test),
+        baseline.score(X_test, y_test),
+    )
+
+
+ESTIMATOR_DEMOS = [demo_bernstein, demo_hinge, demo_sparse, demo_dp_svrg]
 
 
 def run_estimators():

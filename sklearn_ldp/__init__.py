@@ -5,9 +5,18 @@ listed in ``__all__`` is checked by ``tests/test_common.py``.
 """
 
 from ._bernstein import LocalBernsteinRegressor
+from ._dp_svrg import DPSVRGClassifier
 from ._hinge import HingeLDPClassifier
+from ._sparse import SparseLDPMeanEstimator, SparseLDPRegressor
 from .exceptions import PrivacyLeakWarning
 
 __version__ = "0.1.0.dev0"
 
-__all__ = ["HingeLDPClassifier", "LocalBernsteinRegressor", "PrivacyLeakWarning"]
+__all__ = [
+    "DPSVRGClassifier",
+    "HingeLDPClassifier",
+    "LocalBernsteinRegressor",
+    "PrivacyLeakWarning",
+    "SparseLDPMeanEstimator",
+    "SparseLDPRegressor",
+]

@@ -6,6 +6,13 @@ results as fitted attributes so a user can re-check the budget with an
 independent accountant (the tests do so with Google's ``dp_accounting``).
 """
 
+from ._dp_svrg import (
+    DPRunNoise,
+    calibrate_dp_gd,
+    calibrate_dp_svrg,
+    dp_svrg_rdp,
+    dp_svrg_snapshot_multipliers,
+)
 from ._gaussian import (
     analytic_gaussian_delta,
     analytic_gaussian_epsilon,
@@ -25,11 +32,16 @@ from ._zcdp import gaussian_zcdp, zcdp_from_epsilon, zcdp_to_epsilon
 
 __all__ = [
     "DEFAULT_RDP_ORDERS",
+    "DPRunNoise",
     "analytic_gaussian_delta",
     "analytic_gaussian_epsilon",
     "analytic_gaussian_sigma",
+    "calibrate_dp_gd",
+    "calibrate_dp_svrg",
     "calibrate_noise_multiplier",
     "classic_gaussian_sigma",
+    "dp_svrg_rdp",
+    "dp_svrg_snapshot_multipliers",
     "gaussian_sigma",
     "gaussian_zcdp",
     "joint_gaussian_sigmas",

@@ -26,6 +26,7 @@ from ._bernstein import (
 from ._fission import fission_matrix, gaussian_fission
 from ._oracle import PolynomialGradientOracle, product_estimate, product_terms_copies
 from ._polynomial import elementary_symmetric, unbiased_polynomial
+from ._recovery import GroupedSums, basis_pursuit, median_of_means
 from ._sufficient import SufficientStatistics, project_psd
 
 __all__ = [
@@ -52,4 +53,7 @@ __all__ = [
     "polynomial_approximation",
     "product_estimate",
     "product_terms_copies",
+    "GroupedSums",
+    "basis_pursuit",
+    "median_of_means",
 ]

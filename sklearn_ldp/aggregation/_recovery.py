@@ -1,0 +1,177 @@
+"""Compressed-sensing recovery and median-of-means (seed 003 Alg. 2; seed 000 Alg. 4).
+
+After a public random projection, the server holds a noisy estimate of
+``Phi^T w`` (or ``G mu``) in a low dimension and recovers a sparse vector of
+the original dimension by l1 minimization (a linear program). Median-of-means
+in l1 distance (Hsu and Sabato 2016, Proposition 9) boosts the confidence of a
+vector mean estimate. All of it is post-processing of reports.
+"""
+
+import numpy as np
+from scipy import sparse
+from scipy.optimize import linprog
+from scipy.spatial.distance import cdist
+
+
+def basis_pursuit(matrix, target, *, residual_bound=0.0):
+    """Minimum l1-norm solution of ``matrix @ w ~= target``.
+
+    Solves ``min ||w||_1`` subject to ``matrix @ w == target`` (basis
+    pursuit, ``residual_bound=0``) or ``||matrix @ w - target||_1 <=
+    residual_bound`` (the l1-residual form of seed 003 Algorithm 2), as a
+    linear program for HiGHS (``scipy.optimize.linprog``): ``w = w+ - w-``
+    with ``w+, w- >= 0`` and, for the second form, slacks ``s >= 0`` with
+    ``-s <= matrix @ w - target <= s`` and ``sum(s) <= residual_bound``.
+
+    Parameters
+    ----------
+    matrix : array-like or sparse matrix of shape (p, d)
+    target : array-like of shape (p,)
+    residual_bound : float, default=0.0
+        ``>= 0``; 0 asks for an exact fit.
+
+    Returns
+    -------
+    w : ndarray of shape (d,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_ldp.aggregation import basis_pursuit
+    >>> basis_pursuit(np.array([[1.0, 1.0, 0.0], [0.0, 1.0, 1.0]]),
+    ...               np.array([1.0, 1.0])).round(6).tolist()
+    [0.0, 1.0, 0.0]
+    """
+    matrix = (
+        sparse.csr_matrix(matrix, dtype=np.float64)
+        if sparse.issparse(matrix)
+        else np.asarray(matrix, dtype=np.float64)
+    )
+    target = np.asarray(target, dtype=np.float64)
+    if matrix.ndim != 2 or target.shape != (matrix.shape[0],):
+        raise ValueError(
+            f"Expected a (p, d) matrix and a (p,) target, got {matrix.shape} "
+            f"and {target.shape}."
+        )
+    residual_bound = float(residual_bound)
+    if not residual_bound >= 0:
+        raise ValueError(f"residual_bound must be >= 0, got {residual_bound!r}.")
+    p, d = matrix.shape
+    split = sparse.hstack([sparse.csr_matrix(matrix), -sparse.csr_matrix(matrix)])
+    split = split.tocsr()
+    if residual_bound == 0.0:
+        result = linprog(
+            np.ones(2 * d), A_eq=split, b_eq=target, bounds=(0, None), method="highs"
+        )
+    else:
+        identity = sparse.identity(p, format="csr")
+        a_ub = sparse.vstack(
+            [
+                sparse.hstack([split, -identity]),
+                sparse.hstack([-split, -identity]),
+                sparse.hstack([sparse.csr_matrix((1, 2 * d)), np.ones((1, p))]),
+            ],
+            format="csr",
+        )
+        b_ub = np.concatenate([target, -target, [residual_bound]])
+        cost = np.concatenate([np.ones(2 * d), np.zeros(p)])
+        result = linprog(cost, A_ub=a_ub, b_ub=b_ub, bounds=(0, None), method="highs")
+    if result.status != 0:
+        raise RuntimeError(f"The l1 recovery linear program failed: {result.message}")
+    return result.x[:d] - result.x[d : 2 * d]
+
+
+def median_of_means(group_means, metric="cityblock"):
+    """Select the most central of several group means (Hsu and Sabato 2016).
+
+    For each group mean ``mu_j``, ``r_j`` is the smallest radius of a ball
+    around it (in ``metric``, l1 by default as in seed 003 Algorithm 2)
+    that holds at least half of the means, itself included; the mean with
+    the smallest ``r_j`` is returned. If each mean is within ``e`` of the
+    truth with probability ``>= 2/3``, the selected one is within ``3 e``
+    with probability ``>= 1 - exp(-k / 18)`` for ``k`` groups.
+
+    Parameters
+    ----------
+    group_means : array-like of shape (k, p)
+    metric : str, default='cityblock'
+        Any metric of :func:`scipy.spatial.distance.cdist`.
+
+    Returns
+    -------
+    mean : ndarray of shape (p,)
+    index : int
+        The group that was selected.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_ldp.aggregation import median_of_means
+    >>> means = np.array([[0.0, 0.0], [0.1, 0.0], [9.0, 9.0]])
+    >>> median_of_means(means)[1]
+    0
+    """
+    group_means = np.asarray(group_means, dtype=np.float64)
+    if group_means.ndim != 2 or group_means.shape[0] == 0:
+        raise ValueError(f"Expected (k, p) group means, got {group_means.shape}.")
+    n_groups = group_means.shape[0]
+    distances = cdist(group_means, group_means, metric=metric)
+    half = int(np.ceil(n_groups / 2.0))
+    radii = np.partition(distances, half - 1, axis=1)[:, half - 1]
+    index = int(np.argmin(radii))
+    return group_means[index].copy(), index
+
+
+class GroupedSums:
+    """Streaming per-group sums of reports, users assigned round-robin.
+
+    User number ``i`` (counting across all batches) goes to group
+    ``i mod n_groups``. The assignment ignores the data, so for i.i.d. users
+    the group means are i.i.d., as median-of-means requires (the paper's
+    contiguous blocks need the population size in advance; round-robin
+    gives the same distribution and streams).
+
+    Parameters
+    ----------
+    n_groups : int
+    n_components : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_ldp.aggregation import GroupedSums
+    >>> sums = GroupedSums(2, 1)
+    >>> sums.update(np.array([[1.0], [2.0], [3.0]]))
+    >>> sums.means().ravel().tolist(), sums.counts.tolist()
+    ([2.0, 2.0], [2, 1])
+    """
+
+    def __init__(self, n_groups, n_components):
+        self.n_groups = int(n_groups)
+        self.n_components = int(n_components)
+        self.sums = np.zeros((self.n_groups, self.n_components))
+        self.counts = np.zeros(self.n_groups, dtype=np.int64)
+        self.n = 0
+
+    def update(self, values):
+        """Add a batch of reports (rows are users, in arrival order)."""
+        values = np.asarray(values, dtype=np.float64)
+        if values.ndim != 2 or values.shape[1] != self.n_components:
+            raise ValueError(
+                f"Expected reports with {self.n_components} components, got "
+                f"shape {values.shape}."
+            )
+        n_batch = values.shape[0]
+        groups = (self.n + np.arange(n_batch)) % self.n_groups
+        indicator = sparse.csr_matrix(
+            (np.ones(n_batch), (groups, np.arange(n_batch))),
+            shape=(self.n_groups, n_batch),
+        )
+        self.sums += indicator @ values
+        self.counts += np.bincount(groups, minlength=self.n_groups)
+        self.n += n_batch
+
+    def means(self):
+        """Means of the non-empty groups, shape ``(k', n_components)``."""
+        filled = self.counts > 0
+        return self.sums[filled] / self.counts[filled, None]

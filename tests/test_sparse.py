@@ -1,0 +1,423 @@
+"""SparseLDPRegressor, SparseLDPMeanEstimator and their projected randomizer."""
+
+import tracemalloc
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.linear_model import Lasso
+from sklearn.utils._param_validation import InvalidParameterError
+
+import sklearn_ldp._sparse as sparse_module
+from sklearn_ldp import SparseLDPMeanEstimator, SparseLDPRegressor
+from sklearn_ldp._sparse import (
+    ProjectedRecordRandomizer,
+    _debiased_least_squares,
+    projection_components,
+)
+from sklearn_ldp.randomizers import Reports
+from sklearn_ldp.utils import audit_randomizer
+
+
+def sparse_regression_data(n, d, rng, n_relevant=3):
+    """Half of ||x||^2 on ``n_relevant`` features, y = x^T w* + noise, |y| <= 1."""
+    s = n_relevant
+    relevant = rng.uniform(-1, 1, (n, s)) / np.sqrt(2 * s)
+    rest = rng.standard_normal((n, d - s))
+    rest *= np.sqrt(0.5) / np.linalg.norm(rest, axis=1, keepdims=True)
+    X = np.hstack([relevant, rest])
+    w = np.zeros(d)
+    w[:s] = 0.5 * np.sqrt(2 * s) / s * (-1.0) ** np.arange(s)
+    y = X @ w + rng.uniform(-0.5, 0.5, n)
+    return X, y, w
+
+
+# ---------------------------------------------------------------- randomizer
+
+
+def test_randomizer_projection_is_rebuilt_from_the_public_seed():
+    rand = ProjectedRecordRandomizer(
+        40, n_components=8, epsilon=1.0, delta=1e-5, y_bound=1.0, projection_seed=7
+    )
+    config = rand.get_config()
+    assert config["projection_seed"] == 7 and config["n_components"] == 8
+    components = projection_components(config)
+    np.testing.assert_array_equal(components, rand.projector.components_)
+    X = np.random.RandomState(0).standard_normal((5, 40)) * 0.01
+    np.testing.assert_allclose(rand.features(X), X @ components.T)
+
+
+def test_randomizer_clips_the_projection_to_feature_norm():
+    rand = ProjectedRecordRandomizer(
+        30, n_components=5, epsilon=1.0, delta=1e-5, feature_norm=0.5
+    )
+    X = np.random.RandomState(0).standard_normal((200, 30)) * 100
+    assert np.linalg.norm(rand.features(X), axis=1).max() <= 0.5 + 1e-12
+    assert rand.requires_y is False
+
+
+def _stretched_direction(randomizer):
+    """Unit input whose projection is longest (so it is clipped to the bound)."""
+    _, _, vt = np.linalg.svd(randomizer.projector.components_)
+    return vt[0]
+
+
+@pytest.mark.parametrize("calibration", ["analytic", "paper"])
+@pytest.mark.parametrize("y_bound", [1.0, None])
+def test_privacy_audit_passes(calibration, y_bound):
+    # Two extreme records far outside the bounds (clipping is exercised).
+    rand = ProjectedRecordRandomizer(
+        20,
+        n_components=6,
+        epsilon=1.0,
+        delta=1e-5,
+        y_bound=y_bound,
+        calibration=calibration,
+        projection_seed=3,
+    )
+    x = 50.0 * _stretched_direction(rand)
+    y_a, y_b = (9.0, -9.0) if y_bound else (None, None)
+    result = audit_randomizer(rand, (x, y_a), (-x, y_b), n_draws=40_000)
+    assert result.passed, result
+
+
+@pytest.mark.parametrize("y_bound", [1.0, None])
+def test_privacy_audit_rejects_half_the_noise(y_bound):
+    rand = ProjectedRecordRandomizer(
+        20, n_components=6, epsilon=1.0, delta=1e-5, y_bound=y_bound, projection_seed=3
+    )
+    rand.sigma_x /= 2.0
+    if y_bound:
+        rand.sigma_y /= 2.0
+    # The worst pair for the projection: opposite inputs whose projections
+    # have the full norm after clipping.
+    x = 50.0 * _stretched_direction(rand)
+    y_a, y_b = (9.0, -9.0) if y_bound else (None, None)
+    result = audit_randomizer(rand, (x, y_a), (-x, y_b), n_draws=40_000)
+    assert not result.passed
+
+
+def test_randomizer_errors():
+    with pytest.raises(ValueError, match="projection"):
+        ProjectedRecordRandomizer(
+            5, n_components=2, epsilon=1, delta=1e-5, projection="fourier"
+        )
+    with pytest.raises(ValueError, match="n_components"):
+        ProjectedRecordRandomizer(5, n_components=6, epsilon=1, delta=1e-5)
+    with pytest.raises(ValueError, match="epsilon"):
+        ProjectedRecordRandomizer(5, n_components=2, epsilon=0.0, delta=1e-5)
+
+
+# ------------------------------------------------------- debiased statistics
+
+
+@pytest.mark.parametrize("fit_intercept", [False, True])
+def test_debiased_statistics_are_unbiased(fit_intercept):
+    # Fixed users (features phi, targets t); average the debiased (unprojected)
+    # statistics over many independent randomizations. Each average's error
+    # is compared with 5 standard errors estimated from the replicates
+    # (Bonferroni over the ~20 entries keeps the false-alarm rate < 1e-4).
+    rng = np.random.RandomState(0)
+    n, m, sigma, sigma_y, reps = 30, 4, 0.7, 0.4, 4000
+    phi = rng.uniform(-0.5, 0.5, (n, m))
+    target = rng.uniform(-1, 1, n)
+    Z = phi + sigma * rng.standard_normal((reps, n, m))
+    v = target + sigma_y * rng.standard_normal((reps, n))
+    ones = np.ones((reps, n, 1))
+    augmented = np.concatenate([Z, ones], axis=2)
+    grams = np.einsum("rni,rnj->rij", augmented, augmented)
+    moments = np.einsum("rni,rn->ri", augmented, v)
+    estimates = [
+        _debiased_least_squares(g, mo, n, m, sigma, fit_intercept, project=False)
+        for g, mo in zip(grams, moments, strict=True)
+    ]
+    quadratic = np.array([e[0] for e in estimates])
+    linear = np.array([e[1] for e in estimates])
+    if fit_intercept:
+        centred = phi - phi.mean(axis=0)
+        truth_q = centred.T @ centred / n
+        truth_l = centred.T @ (target - target.mean()) / n
+    else:
+        truth_q, truth_l = phi.T @ phi / n, phi.T @ target / n
+    for samples, truth in [(quadratic, truth_q), (linear, truth_l)]:
+        error = np.abs(samples.mean(axis=0) - truth)
+        standard_error = samples.std(axis=0) / np.sqrt(reps)
+        assert np.all(error <= 5 * standard_error + 1e-12)
+    # The uncorrected statistic is biased by sigma^2 on the diagonal.
+    naive = grams[:, :m, :m].mean(axis=0) / n
+    if not fit_intercept:
+        assert np.all(np.diag(naive - truth_q) > 0.9 * sigma**2)
+
+
+# ----------------------------------------------------------------- regressor
+
+
+def test_huge_epsilon_matches_the_nonprivate_l1_constrained_solution():
+    # With negligible noise and no projection, the server solves the
+    # l1-constrained least squares, whose solution at radius ||lasso.coef_||_1
+    # is the Lasso solution (same KKT conditions). The remaining noise has
+    # std noise_scale_ ~ 2e-6 per feature, moving coefficients by ~1e-5.
+    rng = np.random.RandomState(0)
+    n, d = 3000, 25
+    X = rng.standard_normal((n, d))
+    X /= 1.1 * np.linalg.norm(X, axis=1, keepdims=True)
+    w = np.zeros(d)
+    w[:3] = [2.0, -1.5, 1.0]
+    y = X @ w + 0.05 * rng.standard_normal(n) + 0.3
+    lasso = Lasso(alpha=1e-4, tol=1e-12, max_iter=100_000).fit(X, y)
+    radius = np.abs(lasso.coef_).sum()
+    reg = SparseLDPRegressor(
+        epsilon=1e12,
+        l1_radius=radius,
+        projection="identity",
+        y_bound=10.0,
+        tol=1e-12,
+        max_iter=20_000,
+        random_state=0,
+    ).fit(X, y)
+    assert reg.noise_scale_ < 1e-5
+    np.testing.assert_allclose(reg.coef_, lasso.coef_, atol=1e-3)
+    assert reg.intercept_ == pytest.approx(lasso.intercept_, abs=1e-3)
+    assert np.abs(reg.coef_).sum() <= radius * (1 + 1e-9)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        dict(projection="identity"),
+        dict(projection="gaussian", n_components=120, recovery="basis_pursuit"),
+    ],
+)
+def test_support_recovery(params):
+    # n epsilon^2 = 2e4 * 40^2 = 3.2e7, i.e. n = 3.2e7 users at epsilon = 1:
+    # the "large n" regime in which the projected estimator has a small error
+    # (its rate is (log d / (n eps^2))^(1/4)); at this size the three
+    # relevant coefficients (+-0.41) dominate the others.
+    rng = np.random.RandomState(0)
+    X, y, w = sparse_regression_data(20_000, 200, rng)
+    reg = SparseLDPRegressor(
+        epsilon=40.0, l1_radius=np.abs(w).sum(), random_state=0, **params
+    ).fit(X, y)
+    top = np.argsort(-np.abs(reg.coef_))[:3]
+    assert set(top) == {0, 1, 2}
+    assert np.all(np.sign(reg.coef_[:3]) == np.sign(w[:3]))
+    assert np.abs(reg.coef_).sum() <= np.abs(w).sum() * (1 + 1e-9)
+
+
+def test_paper_calibration_is_noisier_and_runs():
+    X, y, _ = sparse_regression_data(500, 30, np.random.RandomState(0))
+    kwargs = dict(n_components=10, random_state=0)
+    analytic = SparseLDPRegressor(**kwargs).fit(X, y)
+    paper = SparseLDPRegressor(calibration="paper", **kwargs).fit(X, y)
+    assert paper.noise_scale_ > analytic.noise_scale_
+    assert np.all(np.isfinite(paper.coef_))
+    assert paper.privacy_epsilon_ == 1.0 and paper.privacy_delta_ == 1e-5
+
+
+def test_auto_components_uses_the_public_population_size():
+    X, y, _ = sparse_regression_data(400, 50, np.random.RandomState(0))
+    reg = SparseLDPRegressor(epsilon=0.5, random_state=0).fit(X, y)
+    expected = int(np.ceil(np.sqrt(400 * 0.25 * np.log(50))))
+    assert reg.n_components_ == expected
+    hinted = SparseLDPRegressor(epsilon=0.5, n_users=100, random_state=0).fit(X, y)
+    assert hinted.n_components_ == int(np.ceil(np.sqrt(100 * 0.25 * np.log(50))))
+    capped = SparseLDPRegressor(epsilon=100.0, random_state=0).fit(X, y)
+    assert capped.n_components_ == 50
+    with pytest.raises(ValueError, match="n_users"):
+        SparseLDPRegressor().make_randomizer(10)
+
+
+def test_fit_equals_fit_reports_and_streams_in_small_chunks(monkeypatch):
+    # With a tiny chunk size fit randomizes and aggregates 64 users at a time;
+    # the same noise stream drawn in one call of the randomizer (same chunks)
+    # gives the same statistics, hence the same model from fit_reports.
+    monkeypatch.setattr(sparse_module, "_MAX_CHUNK_ELEMENTS", 1)
+    rng = np.random.RandomState(0)
+    X, y, _ = sparse_regression_data(1000, 12, rng)
+    reg = SparseLDPRegressor(n_components=6, random_state=3, tol=1e-10)
+    calls = []
+    original = SparseLDPRegressor._accumulate
+
+    def spy(self, reports):
+        calls.append(len(reports))
+        original(self, reports)
+
+    monkeypatch.setattr(SparseLDPRegressor, "_accumulate", spy)
+    reg.fit(X, y)
+    assert max(calls) == 256 and sum(calls) == 1000  # chunks of max(256, 1 // d)
+    randomizer = reg.make_randomizer(12, n_users=1000)
+    assert randomizer.chunk_size == 256
+    reports = randomizer.randomize(X, y, random_state=np.random.RandomState(3))
+    server = clone(reg).fit_reports(reports)
+    np.testing.assert_allclose(server.coef_, reg.coef_, atol=1e-8)
+    assert server.intercept_ == pytest.approx(reg.intercept_, abs=1e-8)
+
+
+def test_memory_does_not_grow_with_the_number_of_users(monkeypatch):
+    # Identity projection: the reports of all users would be as large as X.
+    # Chunked randomization + accumulation keeps the peak far below X.nbytes.
+    monkeypatch.setattr(sparse_module, "_MAX_CHUNK_ELEMENTS", 256 * 20)
+    rng = np.random.RandomState(0)
+    peaks = {}
+    for n in (20_000, 80_000):
+        X = rng.uniform(-0.2, 0.2, (n, 20))
+        y = rng.uniform(-1, 1, n)
+        reg = SparseLDPRegressor(projection="identity", random_state=0)
+        tracemalloc.start()
+        reg.fit(X, y)
+        peaks[n] = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert peaks[n] < X.nbytes / 8
+    assert peaks[80_000] < 1.5 * peaks[20_000]
+
+
+def test_partial_fit_continues_the_noise_stream(monkeypatch):
+    # Batches of a multiple of the chunk size (256 users here) draw exactly
+    # the noise of one fit on the concatenation; repeating a batch must not
+    # repeat its noise.
+    monkeypatch.setattr(sparse_module, "_MAX_CHUNK_ELEMENTS", 1)
+    rng = np.random.RandomState(0)
+    X, y, _ = sparse_regression_data(1024, 12, rng)
+    kwargs = dict(projection="identity", random_state=5, tol=1e-12, max_iter=20_000)
+    whole = SparseLDPRegressor(**kwargs).fit(X, y)
+    pieces = SparseLDPRegressor(**kwargs)
+    pieces.partial_fit(X[:512], y[:512]).partial_fit(X[512:], y[512:])
+    assert pieces.n_samples_seen_ == 1024
+    np.testing.assert_allclose(pieces._statistics.gram, whole._statistics.gram)
+    np.testing.assert_allclose(pieces._statistics.moment, whole._statistics.moment)
+    np.testing.assert_allclose(pieces.coef_, whole.coef_, atol=1e-8)
+
+    twice = SparseLDPRegressor(**kwargs)
+    twice.partial_fit(X[:512], y[:512])
+    first_gram = twice._statistics.gram.copy()
+    twice.partial_fit(X[:512], y[:512])
+    assert not np.allclose(twice._statistics.gram, 2 * first_gram)
+
+
+def test_partial_fit_after_fit_reports_is_refused():
+    X, y, _ = sparse_regression_data(300, 10, np.random.RandomState(0))
+    reg = SparseLDPRegressor(n_components=4, random_state=0)
+    reports = reg.make_randomizer(10).randomize(X, y, random_state=0)
+    reg.fit_reports(reports)
+    with pytest.raises(ValueError, match="fit_reports"):
+        reg.partial_fit(X, y)
+
+
+def test_partial_fit_auto_without_n_users_warns():
+    X, y, _ = sparse_regression_data(300, 10, np.random.RandomState(0))
+    with pytest.warns(UserWarning, match="n_users"):
+        SparseLDPRegressor(random_state=0).partial_fit(X, y)
+
+
+def test_fit_reports_checks_the_configuration():
+    X, y, _ = sparse_regression_data(300, 10, np.random.RandomState(0))
+    reports = (
+        SparseLDPRegressor(n_components=4, epsilon=2.0, random_state=0)
+        .make_randomizer(10)
+        .randomize(X, y, random_state=0)
+    )
+    with pytest.raises(ValueError, match="epsilon"):
+        SparseLDPRegressor(n_components=4, random_state=0).fit_reports(reports)
+    # A random public seed (random_state=None) is taken from the reports.
+    reg = SparseLDPRegressor(n_components=4, epsilon=2.0).fit_reports(reports)
+    assert reg.projection_seed_ == reports.config["projection_seed"]
+    doubled = Reports.concatenate([reports, reports])
+    assert (
+        SparseLDPRegressor(n_components=4, epsilon=2.0)
+        .fit_reports(doubled)
+        .n_samples_seen_
+        == 600
+    )
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        (dict(epsilon=0.0), "epsilon"),
+        (dict(delta=1.0), "delta"),
+        (dict(projection="fourier"), "projection"),
+        (dict(l1_radius=-1.0), "l1_radius"),
+        (dict(n_components="all"), "n_components"),
+    ],
+)
+def test_invalid_parameters(params, match):
+    X, y, _ = sparse_regression_data(50, 5, np.random.RandomState(0))
+    with pytest.raises(InvalidParameterError, match=match):
+        SparseLDPRegressor(**params).fit(X, y)
+
+
+def test_bad_input():
+    X, y, _ = sparse_regression_data(50, 5, np.random.RandomState(0))
+    X[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        SparseLDPRegressor(random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="NaN"):
+        SparseLDPMeanEstimator(random_state=0).fit(X)
+
+
+# ------------------------------------------------------------ mean estimator
+
+
+def sparse_mean_data(n, d, rng):
+    """||x|| <= 1, mean 0.3 e_0 - 0.3 e_1 (l1 norm 0.6)."""
+    X = rng.standard_normal((n, d)) * 0.02
+    X[:, 0] += rng.uniform(0.0, 0.6, n)
+    X[:, 1] -= rng.uniform(0.0, 0.6, n)
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))
+    return X
+
+
+def test_mean_estimator_beats_the_naive_per_coordinate_mean():
+    # Naive: each user adds N(0, sigma^2 I_d) (same Gaussian mechanism, same
+    # epsilon) and the server averages: error sigma sqrt(d / n) ~ 1.1 here.
+    rng = np.random.RandomState(0)
+    n, d = 20_000, 1000
+    X = sparse_mean_data(n, d, rng)
+    truth = X.mean(axis=0)
+    est = SparseLDPMeanEstimator(epsilon=2.0, l1_radius=0.6, random_state=0).fit(X)
+    error = np.linalg.norm(est.location_ - truth)
+    naive_error = est.noise_scale_ * np.sqrt(d / n)
+    assert error < naive_error / 3
+    assert np.argsort(-np.abs(est.location_))[:2].tolist() in ([0, 1], [1, 0])
+    assert est.n_groups_ == 1 and est.n_components_ == int(
+        np.ceil(0.6 * 2 * np.sqrt(n))
+    )
+
+
+def test_mean_estimator_paper_configuration():
+    # Median-of-means over 208 groups of ~96 users needs a large epsilon to
+    # beat the noise of one group (sigma ~ 0.06 / sqrt(96) per coordinate at
+    # epsilon = 200 with the classic formula, against signal entries ~0.03).
+    rng = np.random.RandomState(1)
+    X = sparse_mean_data(20_000, 200, rng)
+    est = SparseLDPMeanEstimator(
+        epsilon=200.0,
+        l1_radius=0.6,
+        aggregation="median_of_means",
+        recovery="basis_pursuit",
+        calibration="paper",
+        random_state=0,
+    ).fit(X)
+    assert est.n_groups_ == int(np.ceil(18 * np.log(1e5)))
+    assert np.isfinite(est.residual_bound_) and est.residual_bound_ > 0
+    # l1-residual basis pursuit returns the min-l1 point in the residual ball.
+    components = projection_components(est._server_config)
+    assert np.abs(est.location_).sum() <= 0.6 + 0.5
+    assert np.linalg.norm(est.location_ - X.mean(axis=0)) < 0.3
+    assert components.shape == (est.n_components_, 200)
+
+
+def test_mean_estimator_partial_fit_and_fit_reports():
+    rng = np.random.RandomState(2)
+    X = sparse_mean_data(4000, 50, rng)
+    kwargs = dict(
+        n_components=20, aggregation="median_of_means", n_groups=10, random_state=0
+    )
+    est = SparseLDPMeanEstimator(**kwargs)
+    est.partial_fit(X[:2000]).partial_fit(X[2000:])
+    assert est.n_samples_seen_ == 4000 and est.n_groups_ == 10
+    reports = est.make_randomizer(50).randomize(X, random_state=0)
+    assert set(reports.fields) == {"x"}
+    fitted = SparseLDPMeanEstimator(**kwargs).fit_reports(reports)
+    assert fitted.location_.shape == (50,)
+    assert not hasattr(fitted, "feature_names_in_")
