@@ -7,6 +7,8 @@ listed in ``__all__`` is checked by ``tests/test_common.py``.
 from ._bernstein import LocalBernsteinRegressor
 from ._dp_svrg import DPSVRGClassifier
 from ._hinge import HingeLDPClassifier
+from ._kde import KernelDensityLDP
+from ._marginals import KWayMarginalsLDP
 from ._sparse import SparseLDPMeanEstimator, SparseLDPRegressor
 from .exceptions import PrivacyLeakWarning
 
@@ -15,6 +17,8 @@ __version__ = "0.1.0.dev0"
 __all__ = [
     "DPSVRGClassifier",
     "HingeLDPClassifier",
+    "KernelDensityLDP",
+    "KWayMarginalsLDP",
     "LocalBernsteinRegressor",
     "PrivacyLeakWarning",
     "SparseLDPMeanEstimator",

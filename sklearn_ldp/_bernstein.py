@@ -15,9 +15,11 @@ scalar epsilon-LDP mechanism:
 * partition scheme (Algorithm 3's structure): users are split by public
   randomness into ``(k + 1)^q`` balanced groups, one per grid point, and each
   user releases the one value at its group's point with the full epsilon,
-  through ``'laplace'``, ``'duchi'``, ``'piecewise'`` or ``'bassily_smith'``
+  through ``'laplace'``, ``'duchi'``, ``'piecewise'``, ``'bassily_smith'``
   (Algorithm 3's 1-bit protocol, with the calibration and server estimate
-  corrected in :class:`~sklearn_ldp.randomizers.BassilySmithMechanism`).
+  corrected in :class:`~sklearn_ldp.randomizers.BassilySmithMechanism`) or
+  ``'genprot'`` (Algorithm 8, the ``O(log log n)``-bit protocol:
+  :class:`~sklearn_ldp.randomizers.GenProtMechanism`).
 
 The server averages the unbiased estimates per grid point (the noisy
 empirical risk on the grid), forms the iterated Bernstein polynomial of order
@@ -46,6 +48,7 @@ from .aggregation import (
 from .randomizers import (
     BassilySmithMechanism,
     DuchiMechanism,
+    GenProtMechanism,
     LaplaceMechanism,
     LocalRandomizer,
     PiecewiseMechanism,
@@ -57,7 +60,7 @@ from .randomizers import (
 )
 from .utils import check_bound, check_epsilon, check_finite_array
 
-MECHANISMS = ("full_grid", "laplace", "duchi", "piecewise", "bassily_smith")
+MECHANISMS = ("full_grid", "laplace", "duchi", "piecewise", "bassily_smith", "genprot")
 PARTITION_MECHANISMS = MECHANISMS[1:]
 LOSSES = ("squared", "absolute", "huber")
 
@@ -78,6 +81,12 @@ _SCALAR_MECHANISMS = {
     "duchi": DuchiMechanism,
     "piecewise": PiecewiseMechanism,
     "bassily_smith": BassilySmithMechanism,
+    "genprot": GenProtMechanism,
+}
+#: Reports whose unbiased estimate needs two numbers per user: (public value, message).
+_TWO_COLUMN_FIELDS = {
+    "bassily_smith": ("public_z", "bit"),
+    "genprot": ("public_value", "index"),
 }
 
 
@@ -241,7 +250,8 @@ class BernsteinLossRandomizer(LocalRandomizer):
     degree : int
         Grid resolution ``k``; the grid has ``(k + 1)^q`` points,
         ``q = n_features + fit_intercept``.
-    mechanism : {'full_grid', 'laplace', 'duchi', 'piecewise', 'bassily_smith'}
+    mechanism : {'full_grid', 'laplace', 'duchi', 'piecewise', 'bassily_smith', \
+'genprot'}
     loss : {'squared', 'absolute', 'huber'} or callable
         A callable is ``loss(W, X, y) -> (n_points, n_users)`` for
         coefficient rows ``W`` (slopes, then the intercept), clipped ``X``
@@ -485,7 +495,7 @@ class BernsteinLossRandomizer(LocalRandomizer):
                 f"mechanism='full_grid' has every user report all {self.n_grid} grid "
                 f"values: {n_users} users x {self.n_grid} = {n_users * self.n_grid:.3g} "
                 f"values is more than {MAX_FULL_GRID_ENTRIES:.3g}. Use a partition "
-                "mechanism ('piecewise', 'duchi', 'laplace', 'bassily_smith') or a "
+                "mechanism ('piecewise', 'duchi', 'laplace', 'bassily_smith', 'genprot') or a "
                 "smaller degree."
             )
         points = self.grid_points()
@@ -501,8 +511,8 @@ class BernsteinLossRandomizer(LocalRandomizer):
     def _randomize_partition(self, X, y, public_seed, rng):
         n_users = X.shape[0]
         groups = self.assign_groups(n_users, public_seed)
-        is_bassily_smith = self.mechanism == "bassily_smith"
-        out = np.empty((n_users, 2)) if is_bassily_smith else np.empty(n_users)
+        two_columns = _TWO_COLUMN_FIELDS.get(self.mechanism)
+        out = np.empty((n_users, 2)) if two_columns else np.empty(n_users)
         step = self.chunk_size
         if callable(self.loss):
             # A callable loss is evaluated on (distinct points, users) blocks
@@ -513,8 +523,8 @@ class BernsteinLossRandomizer(LocalRandomizer):
             Xc, yc = self.clip_record(X[block], y[block])
             losses = self.normalized_loss(Xc, yc, groups[block])
             out[block] = self.scalar_mechanism.randomize(losses, random_state=rng)
-        if is_bassily_smith:
-            return {"group": groups, "public_z": out[:, 0], "bit": out[:, 1]}
+        if two_columns:
+            return {"group": groups, two_columns[0]: out[:, 0], two_columns[1]: out[:, 1]}
         return {"group": groups, "value": out}
 
     def grid_estimate(self, reports):
@@ -534,9 +544,10 @@ class BernsteinLossRandomizer(LocalRandomizer):
         if self.mechanism == "full_grid":
             values = self.scalar_mechanism.estimate(reports["values"]).mean(axis=0)
             return values, np.full(self.n_grid, n_users)
-        if self.mechanism == "bassily_smith":
+        if self.mechanism in _TWO_COLUMN_FIELDS:
+            first, second = _TWO_COLUMN_FIELDS[self.mechanism]
             estimates = self.scalar_mechanism.estimate(
-                np.stack([reports["public_z"], reports["bit"]], axis=-1)
+                np.stack([reports[first], reports[second]], axis=-1)
             )
         else:
             estimates = self.scalar_mechanism.estimate(reports["value"])
@@ -554,6 +565,17 @@ class BernsteinLossRandomizer(LocalRandomizer):
             sums, counts, out=np.full(self.n_grid, fill), where=counts > 0
         )
         return values, counts
+
+
+def communication_bits(randomizer):
+    """Bits one user sends with this randomizer (a real number counts 64)."""
+    if randomizer.mechanism == "full_grid":
+        return 64 * randomizer.n_grid
+    if randomizer.mechanism in ("duchi", "bassily_smith"):
+        return 1
+    if randomizer.mechanism == "genprot":
+        return randomizer.scalar_mechanism.communication_bits
+    return 64
 
 
 def minimize_bernstein(coef, n_starts=_N_STARTS):
@@ -617,7 +639,7 @@ class LocalBernsteinRegressor(LDPEstimatorMixin, RegressorMixin, BaseEstimator):
         error of a smooth risk falls like ``k^-h``. ``h = 3`` had the lowest
         excess risk in ``benchmarks/bench_bernstein.py`` (``h = 1`` is the
         plain Bernstein polynomial of Algorithm 2).
-    mechanism : {'piecewise', 'duchi', 'laplace', 'bassily_smith', \
+    mechanism : {'piecewise', 'duchi', 'laplace', 'bassily_smith', 'genprot', \
 'full_grid'}, default='piecewise'
         How a user releases its loss (``'piecewise'`` had the lowest excess
         risk over the benchmark grid, ``'duchi'`` is close and one bit).
@@ -626,7 +648,11 @@ class LocalBernsteinRegressor(LDPEstimatorMixin, RegressorMixin, BaseEstimator):
         value per user, full epsilon). ``'bassily_smith'`` is Algorithm 3's
         1-bit protocol, calibrated to be truly epsilon-LDP for every epsilon
         (its utility saturates beyond epsilon ~ 1, since its internal budget
-        ``ln(2 - e^-epsilon)`` stays below ``ln 2``).
+        ``ln(2 - e^-epsilon)`` stays below ``ln 2``). ``'genprot'`` is
+        Algorithm 8: each user sends a ``ceil(log2 32) = 5``-bit index into
+        32 public Laplace strings (:class:`~sklearn_ldp.randomizers.GenProtMechanism`,
+        tight calibration, base budget about ``epsilon / 2``; utility
+        saturates beyond epsilon ~ 2.7).
     loss : {'squared', 'absolute', 'huber'} or callable, default='squared'
         A callable is ``loss(W, X, y) -> ndarray (n_points, n_samples)`` for
         coefficient rows ``W`` (slopes, then the intercept) and clipped
@@ -664,6 +690,9 @@ class LocalBernsteinRegressor(LDPEstimatorMixin, RegressorMixin, BaseEstimator):
     loss_bound_ : float
     coef_bounds_ : ndarray of shape (2, q)
     users_per_grid_point_ : float
+    communication_bits_ : int
+        Bits each user sends (64 per real number; 1 for ``'duchi'`` and
+        ``'bassily_smith'``; ``ceil(log2 T)`` for ``'genprot'``).
     privacy_epsilon_, privacy_delta_ : float
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
@@ -888,6 +917,7 @@ class LocalBernsteinRegressor(LDPEstimatorMixin, RegressorMixin, BaseEstimator):
         self.degree_ = randomizer.degree
         self.n_grid_points_ = n_grid
         self.users_per_grid_point_ = float(np.mean(counts))
+        self.communication_bits_ = communication_bits(randomizer)
         self.loss_bound_ = randomizer.loss_bound
         self.coef_bounds_ = np.stack([lower, upper])
         return self

@@ -207,7 +207,12 @@ class _TooLittleNoise(BernsteinLossRandomizer):
 RECORD_A, RECORD_B = ([50.0], -9.0), ([50.0], 9.0)
 
 
-@pytest.mark.parametrize("mechanism", MECHANISMS)
+# 'genprot' is audited in tests/randomizers/test_genprot.py: its guarantee is
+# conditional on the public strings, which this black-box audit redraws for
+# every report (marginally the released value is only eps0 ~ epsilon/2
+# private, so a twice-too-weak GenProt is invisible here); that file fixes
+# adversarial strings and computes the exact conditional privacy loss.
+@pytest.mark.parametrize("mechanism", [m for m in MECHANISMS if m != "genprot"])
 @pytest.mark.parametrize("broken", [False, True])
 def test_privacy_audit(mechanism, broken):
     epsilon = 0.5 if mechanism == "bassily_smith" else 1.0

@@ -23,11 +23,23 @@ from ._bernstein import (
     iterated_bernstein_matrix,
     lebesgue_constant,
 )
+from ._chebyshev_or import (
+    ORPolynomial,
+    chebyshev_or_parameters,
+    newton_coefficients,
+    or_polynomial,
+)
 from ._fission import fission_matrix, gaussian_fission
 from ._oracle import PolynomialGradientOracle, product_estimate, product_terms_copies
 from ._polynomial import elementary_symmetric, unbiased_polynomial
 from ._recovery import GroupedSums, basis_pursuit, median_of_means
 from ._sufficient import SufficientStatistics, project_psd
+from ._trigonometric import (
+    chebyshev_coefficients_from_nodes,
+    chebyshev_nodes,
+    chebyshev_tensor_basis,
+    trigonometric_coefficients,
+)
 
 __all__ = [
     "apply_along_axes",
@@ -56,4 +68,12 @@ __all__ = [
     "GroupedSums",
     "basis_pursuit",
     "median_of_means",
+    "ORPolynomial",
+    "chebyshev_or_parameters",
+    "newton_coefficients",
+    "or_polynomial",
+    "chebyshev_coefficients_from_nodes",
+    "chebyshev_nodes",
+    "chebyshev_tensor_basis",
+    "trigonometric_coefficients",
 ]

@@ -8,6 +8,7 @@ exposes its variance, and is vectorized over users.
 from ._base import DEFAULT_CHUNK_SIZE, LocalRandomizer
 from ._clip import clip_interval, clip_l2
 from ._gaussian import GaussianMechanism, GaussianRecordRandomizer, encode_labels
+from ._genprot import GenProtMechanism, genprot_epsilon
 from ._reports import Reports, config_fingerprint, describe_config_mismatch
 from ._scalar import (
     BassilySmithMechanism,
@@ -22,6 +23,7 @@ __all__ = [
     "DuchiMechanism",
     "GaussianMechanism",
     "GaussianRecordRandomizer",
+    "GenProtMechanism",
     "LaplaceMechanism",
     "LocalRandomizer",
     "PiecewiseMechanism",
@@ -31,4 +33,5 @@ __all__ = [
     "config_fingerprint",
     "describe_config_mismatch",
     "encode_labels",
+    "genprot_epsilon",
 ]
