@@ -6,6 +6,7 @@ listed in ``__all__`` is checked by ``tests/test_common.py``.
 
 from ._bernstein import LocalBernsteinRegressor
 from ._dp_svrg import DPSVRGClassifier
+from ._glm import GLMLDPClassifier
 from ._hinge import HingeLDPClassifier
 from ._kde import KernelDensityLDP
 from ._marginals import KWayMarginalsLDP
@@ -16,6 +17,7 @@ __version__ = "0.1.0.dev0"
 
 __all__ = [
     "DPSVRGClassifier",
+    "GLMLDPClassifier",
     "HingeLDPClassifier",
     "KernelDensityLDP",
     "KWayMarginalsLDP",

@@ -4,6 +4,9 @@ import json
 
 import numpy as np
 
+#: Version of the file format written by :meth:`Reports.save`.
+REPORTS_FORMAT_VERSION = 1
+
 
 class Reports:
     """The messages a population of users sent, plus the public configuration.
@@ -31,6 +34,11 @@ class Reports:
     (3, (3, 3))
     >>> len(Reports.concatenate([r, r]))
     6
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "batch.npz")
+    >>> r.save(path)
+    >>> Reports.load(path).config
+    {'name': 'demo'}
     """
 
     def __init__(self, fields, config):
@@ -77,6 +85,46 @@ class Reports:
     def subset(self, indices):
         """The reports of a subset of users (an index array or a slice)."""
         return Reports({k: v[indices] for k, v in self.fields.items()}, self.config)
+
+    def save(self, path):
+        """Write the reports to a ``.npz`` file (no pickle) with their configuration.
+
+        The file stores every field, the public configuration as JSON, and
+        the file format version; :meth:`load` refuses other versions.
+        """
+        header = {
+            "format_version": REPORTS_FORMAT_VERSION,
+            "fields": list(self.fields),
+            "config": self.config,
+        }
+        arrays = {f"field_{i}": value for i, value in enumerate(self.fields.values())}
+        np.savez(
+            path,
+            header=np.array(json.dumps(header, sort_keys=True, default=_json_default)),
+            **arrays,
+        )
+
+    @classmethod
+    def load(cls, path):
+        """Read reports written by :meth:`save`.
+
+        Raises a ``ValueError`` for a file of another format version or one
+        that is not a reports file.
+        """
+        with np.load(path, allow_pickle=False) as data:
+            if "header" not in data:
+                raise ValueError(f"{path} is not a sklearn_ldp reports file.")
+            header = json.loads(str(data["header"]))
+            version = header.get("format_version")
+            if version != REPORTS_FORMAT_VERSION:
+                raise ValueError(
+                    f"{path} has reports format version {version!r}; this version "
+                    f"of sklearn_ldp reads version {REPORTS_FORMAT_VERSION}."
+                )
+            fields = {
+                name: data[f"field_{i}"] for i, name in enumerate(header["fields"])
+            }
+        return cls(fields, header["config"])
 
     @classmethod
     def concatenate(cls, reports):

@@ -1,0 +1,90 @@
+"""The server of a local-DP deployment: publish a configuration, then fit on reports.
+
+Two commands::
+
+    python server.py publish --out config.json
+    python server.py fit --config config.json reports/*.npz
+
+``publish`` writes the public configuration users randomize with: the
+estimator, its parameters (epsilon, delta, public bounds, public seeds), the
+number of features and the randomizer's full configuration, versioned.
+``fit`` loads every report file, refuses any batch made with another
+configuration (with a message naming the differing keys), and fits the server
+with ``fit_reports``. It never sees a raw record.
+"""
+
+import argparse
+import json
+import pickle
+import sys
+
+import numpy as np
+from _common import CONFIG_FORMAT_VERSION, build_estimator, read_config
+
+import sklearn_ldp
+from sklearn_ldp.randomizers import Reports
+
+N_FEATURES = 20
+PARAMS = {
+    "epsilon": 4.0,
+    "delta": 1e-6,
+    "l1_radius": 5.5,
+    "n_components": 20,
+    "data_norm": 1.0,
+    "y_bound": 1.0,
+    "random_state": 2026,  # fixes the public projection seed for every batch
+}
+
+
+def publish(args):
+    estimator = sklearn_ldp.SparseLDPRegressor(**PARAMS)
+    randomizer = estimator.make_randomizer(N_FEATURES)
+    published = {
+        "format_version": CONFIG_FORMAT_VERSION,
+        "sklearn_ldp_version": sklearn_ldp.__version__,
+        "estimator": "SparseLDPRegressor",
+        "params": PARAMS,
+        "n_features": N_FEATURES,
+        "randomizer_config": randomizer.get_config(),
+    }
+    with open(args.out, "w") as handle:
+        json.dump(published, handle, indent=2, sort_keys=True)
+    print(f"published {args.out}: {randomizer.guarantee}")
+
+
+def fit(args):
+    published = read_config(args.config)
+    estimator = build_estimator(published)
+    batches = [Reports.load(path) for path in args.reports]
+    try:
+        reports = Reports.concatenate(batches)
+        estimator.fit_reports(reports)
+    except ValueError as error:
+        print(f"refused: {error}", file=sys.stderr)
+        return 2
+    print(f"fitted on {len(reports)} users' reports from {len(batches)} batches")
+    print("coef_[:5] =", np.round(estimator.coef_[:5], 3))
+    if args.model:
+        with open(args.model, "wb") as handle:
+            pickle.dump(estimator, handle)
+    return 0
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    p_publish = commands.add_parser("publish")
+    p_publish.add_argument("--out", default="config.json")
+    p_fit = commands.add_parser("fit")
+    p_fit.add_argument("--config", default="config.json")
+    p_fit.add_argument("--model", default=None, help="pickle the fitted model here")
+    p_fit.add_argument("reports", nargs="+")
+    args = parser.parse_args(argv)
+    if args.command == "publish":
+        publish(args)
+        return 0
+    return fit(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
