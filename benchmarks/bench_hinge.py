@@ -34,6 +34,7 @@ from sklearn_ldp._hinge import (
     smoothed_hinge_risk,
 )
 from sklearn_ldp.randomizers import GaussianRecordRandomizer
+from sklearn_ldp.utils import check_noise_random_state
 
 N_FEATURES = 10
 SMOOTHING = 0.5
@@ -83,7 +84,7 @@ def noisy_reports(X, y, epsilon, rng):
 
 
 def naive_svc(X, y, epsilon, seed):
-    x_noisy, y_noisy, _ = noisy_reports(X, y, epsilon, np.random.RandomState(seed))
+    x_noisy, y_noisy, _ = noisy_reports(X, y, epsilon, check_noise_random_state(seed))
     labels = (y_noisy > 0).astype(int)
     if labels.min() == labels.max():
         labels[0] = 1 - labels[0]
@@ -93,7 +94,7 @@ def naive_svc(X, y, epsilon, seed):
 
 def debiased_least_squares(X, y, epsilon, seed):
     x_noisy, y_noisy, sigma_x = noisy_reports(
-        X, y, epsilon, np.random.RandomState(seed)
+        X, y, epsilon, check_noise_random_state(seed)
     )
     n = len(x_noisy)
     Z = np.hstack([x_noisy, np.ones((n, 1))])

@@ -16,12 +16,12 @@ from numbers import Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, _fit_context
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
 from .randomizers import Reports, config_fingerprint, describe_config_mismatch
+from .utils import check_noise_random_state
 
 
 class LDPEstimatorMixin:
@@ -84,7 +84,7 @@ class LDPEstimatorMixin:
         self : object
         """
         X, y, classes = self._validate_fit_input(X, y)
-        rng = check_random_state(self.random_state)
+        rng = check_noise_random_state(self.random_state)
         randomizer = self._make_randomizer_for(X.shape[1], classes)
         reports = randomizer.randomize(X, y, random_state=rng)
         return self._fit_from_reports(reports, rng)
@@ -112,7 +112,7 @@ class LDPEstimatorMixin:
         self.n_features_in_ = n_features
         if hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
-        rng = check_random_state(self.random_state)
+        rng = check_noise_random_state(self.random_state)
         return self._fit_from_reports(reports, rng)
 
     def _check_reports(self, reports):

@@ -33,7 +33,6 @@ from numbers import Integral, Real
 import numpy as np
 from scipy.optimize import minimize
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -58,7 +57,12 @@ from .randomizers import (
     config_fingerprint,
     describe_config_mismatch,
 )
-from .utils import check_bound, check_epsilon, check_finite_array
+from .utils import (
+    check_bound,
+    check_epsilon,
+    check_finite_array,
+    check_noise_random_state,
+)
 
 MECHANISMS = ("full_grid", "laplace", "duchi", "piecewise", "bassily_smith", "genprot")
 PARTITION_MECHANISMS = MECHANISMS[1:]
@@ -476,7 +480,7 @@ class BernsteinLossRandomizer(LocalRandomizer):
             raise ValueError(
                 f"y must be 1-dimensional with {n_users} entries, got shape {y.shape}."
             )
-        rng = check_random_state(random_state)
+        rng = check_noise_random_state(random_state)
         public_seed = self.public_seed
         if public_seed is None:
             public_seed = int(rng.randint(0, 2**31 - 1))
@@ -524,7 +528,11 @@ class BernsteinLossRandomizer(LocalRandomizer):
             losses = self.normalized_loss(Xc, yc, groups[block])
             out[block] = self.scalar_mechanism.randomize(losses, random_state=rng)
         if two_columns:
-            return {"group": groups, two_columns[0]: out[:, 0], two_columns[1]: out[:, 1]}
+            return {
+                "group": groups,
+                two_columns[0]: out[:, 0],
+                two_columns[1]: out[:, 1],
+            }
         return {"group": groups, "value": out}
 
     def grid_estimate(self, reports):
@@ -862,7 +870,7 @@ class LocalBernsteinRegressor(LDPEstimatorMixin, RegressorMixin, BaseEstimator):
         self : object
         """
         X, y, _ = self._validate_fit_input(X, y)
-        rng = check_random_state(self.random_state)
+        rng = check_noise_random_state(self.random_state)
         randomizer = self.make_randomizer(X.shape[1], n_users=X.shape[0])
         reports = randomizer.randomize(X, y, random_state=rng)
         return self._fit_from_reports(reports, rng)

@@ -5,7 +5,6 @@ from numbers import Integral, Real
 import numpy as np
 from scipy.special import expit, log_expit, log_softmax, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
@@ -21,6 +20,7 @@ from .optim import (
     smoothness,
 )
 from .randomizers import clip_l2
+from .utils import check_noise_random_state
 
 #: Default number of epochs (SVRG, SVRG++) or steps (GD) when ``n_epochs=None``.
 DEFAULT_EPOCHS = {"svrg": 10, "svrg++": 6, "gd": 100}
@@ -373,7 +373,7 @@ class DPSVRGClassifier(ClassifierMixin, BaseEstimator):
                 f"least two, got {self.classes_.tolist()}."
             )
         self._check_configuration(n_classes)
-        rng = check_random_state(self.random_state)
+        rng = check_noise_random_state(self.random_state)
         W, run = self._train(X, class_indices, n_classes, rng)
         n_features = X.shape[1]
         self.coef_ = W[:n_features].T.copy()

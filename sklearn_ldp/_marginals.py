@@ -31,7 +31,6 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, _fit_context
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -42,6 +41,7 @@ from .randomizers._ldp_avg import (
     VECTOR_MECHANISMS,
     VectorAverageRandomizer,
 )
+from .utils import check_noise_random_state
 
 COEFFICIENTS = ("multilinear", "monomial")
 #: Largest number of features of one marginal table (the server's transforms
@@ -456,7 +456,7 @@ default='piecewise'
     array([[0.09, 0.81],
            [0.01, 0.08]])
     >>> round(est.disjunction([0, 1]), 2)  # true fraction: 0.37
-    0.36
+    0.37
     """
 
     _parameter_constraints = {
@@ -528,7 +528,7 @@ default='piecewise'
         """
         X = validate_data(self, X, dtype=np.float64)
         _validate_binary(X, self.binarize)
-        rng = check_random_state(self.random_state)
+        rng = check_noise_random_state(self.random_state)
         randomizer = self.make_randomizer(X.shape[1])
         reports = randomizer.randomize(X, random_state=rng)
         return self._fit_from_reports(reports, rng)

@@ -16,7 +16,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.random_projection import GaussianRandomProjection, SparseRandomProjection
-from sklearn.utils import check_random_state, gen_batches
+from sklearn.utils import gen_batches
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -34,6 +34,7 @@ from .randomizers import (
     config_fingerprint,
     describe_config_mismatch,
 )
+from .utils import check_noise_random_state
 
 PROJECTIONS = ("gaussian", "sparse", "identity")
 
@@ -289,7 +290,7 @@ class _ProjectedLDPBase(LDPEstimatorMixin):
     def _simulate(self, X, y, *, reset):
         """Client side of ``fit``/``partial_fit``: randomize ``X`` chunk by chunk."""
         if reset:
-            rng = check_random_state(self.random_state)
+            rng = check_noise_random_state(self.random_state)
             n_users = self.n_users if self.n_users is not None else X.shape[0]
             randomizer = self.make_randomizer(X.shape[1], n_users)
             self._start_server(randomizer.get_config(), n_users)

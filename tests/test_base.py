@@ -10,6 +10,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from sklearn_ldp._base import LDPEstimatorMixin
 from sklearn_ldp.aggregation import SufficientStatistics
 from sklearn_ldp.randomizers import GaussianRecordRandomizer, Reports
+from sklearn_ldp.utils import check_noise_random_state
 
 
 class _DebiasedLeastSquares(LDPEstimatorMixin, RegressorMixin, BaseEstimator):
@@ -51,7 +52,7 @@ def make_data(n=20_000, seed=0):
 def test_fit_is_randomize_then_fit_reports():
     X, y = make_data()
     est = _DebiasedLeastSquares(epsilon=2.0, random_state=0).fit(X, y)
-    rng = np.random.RandomState(0)
+    rng = check_noise_random_state(0)  # what fit makes of random_state=0
     reports = est.make_randomizer(2).randomize(X, y, random_state=rng)
     server = _DebiasedLeastSquares(epsilon=2.0, random_state=0).fit_reports(reports)
     np.testing.assert_allclose(est.coef_, server.coef_)

@@ -17,7 +17,7 @@ from sklearn_ldp._bernstein import (
 from sklearn_ldp.aggregation import bernstein_coefficients, evaluate_bernstein
 from sklearn_ldp.aggregation import lebesgue_constant as lebesgue
 from sklearn_ldp.randomizers import LaplaceMechanism, Reports
-from sklearn_ldp.utils import audit_randomizer
+from sklearn_ldp.utils import audit_randomizer, check_noise_random_state
 
 
 def linear_data(n, seed=0, noise=0.3):
@@ -337,7 +337,7 @@ def test_fit_equals_make_randomizer_randomize_fit_reports():
     est = LocalBernsteinRegressor(epsilon=2.0, random_state=0).fit(X, y)
     server = LocalBernsteinRegressor(epsilon=2.0, random_state=0)
     rand = server.make_randomizer(1, n_users=5000)
-    reports = rand.randomize(X, y, random_state=np.random.RandomState(0))
+    reports = rand.randomize(X, y, random_state=check_noise_random_state(0))
     server.fit_reports(reports)
     np.testing.assert_array_equal(server.coef_, est.coef_)
     assert server.intercept_ == est.intercept_

@@ -34,7 +34,7 @@ from sklearn_ldp.aggregation import (
     product_estimate,
 )
 from sklearn_ldp.randomizers import GaussianRecordRandomizer
-from sklearn_ldp.utils import audit_randomizer
+from sklearn_ldp.utils import audit_randomizer, check_noise_random_state
 
 LOGISTIC = LOSSES["logistic"]
 
@@ -489,7 +489,7 @@ def test_fit_is_randomize_then_fit_reports_multiclass():
     labels = np.array(["a", "b", "c"])[y]
     est = GLMLDPClassifier(epsilon=1e5, degree=2, random_state=0).fit(X, labels)
     reports = est.make_randomizer(2, classes=["a", "b", "c"]).randomize(
-        X, labels, np.random.RandomState(0)
+        X, labels, check_noise_random_state(0)
     )
     server = clone(est).fit_reports(reports)
     np.testing.assert_allclose(server.coef_, est.coef_, atol=1e-3)

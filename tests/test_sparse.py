@@ -16,7 +16,7 @@ from sklearn_ldp._sparse import (
     projection_components,
 )
 from sklearn_ldp.randomizers import Reports
-from sklearn_ldp.utils import audit_randomizer
+from sklearn_ldp.utils import audit_randomizer, check_noise_random_state
 
 
 def sparse_regression_data(n, d, rng, n_relevant=3):
@@ -247,7 +247,7 @@ def test_fit_equals_fit_reports_and_streams_in_small_chunks(monkeypatch):
     assert max(calls) == 256 and sum(calls) == 1000  # chunks of max(256, 1 // d)
     randomizer = reg.make_randomizer(12, n_users=1000)
     assert randomizer.chunk_size == 256
-    reports = randomizer.randomize(X, y, random_state=np.random.RandomState(3))
+    reports = randomizer.randomize(X, y, random_state=check_noise_random_state(3))
     server = clone(reg).fit_reports(reports)
     np.testing.assert_allclose(server.coef_, reg.coef_, atol=1e-8)
     assert server.intercept_ == pytest.approx(reg.intercept_, abs=1e-8)

@@ -1,9 +1,9 @@
 """The local-randomizer contract shared by every LDP estimator."""
 
 import numpy as np
-from sklearn.utils import check_random_state, gen_batches
+from sklearn.utils import gen_batches
 
-from ..utils import check_finite_array
+from ..utils import check_finite_array, check_noise_random_state
 from ._reports import Reports
 
 #: Users randomized per chunk; bounds the temporaries of a randomizer so that
@@ -90,7 +90,7 @@ class LocalRandomizer:
         if n_samples == 0:
             raise ValueError("X has no rows (users).")
         y = self._check_y(y, n_samples)
-        rng = check_random_state(random_state)
+        rng = check_noise_random_state(random_state)
         fields = None
         for batch in gen_batches(n_samples, self.chunk_size):
             chunk = self._randomize_chunk(

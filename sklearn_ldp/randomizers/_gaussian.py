@@ -1,10 +1,15 @@
 """Gaussian randomizers: the basic private vector and the (x, y) record release."""
 
 import numpy as np
-from sklearn.utils import check_random_state
 
 from ..accounting import gaussian_sigma, joint_gaussian_sigmas
-from ..utils import check_bound, check_delta, check_epsilon, check_finite_array
+from ..utils import (
+    check_bound,
+    check_delta,
+    check_epsilon,
+    check_finite_array,
+    check_noise_random_state,
+)
 from ._base import LocalRandomizer
 from ._clip import clip_interval, clip_l2
 
@@ -54,7 +59,7 @@ class GaussianMechanism:
         return f"each released row is ({self.epsilon:.6g}, {self.delta:.3g})-LDP"
 
     def randomize(self, X, random_state=None):
-        rng = check_random_state(random_state)
+        rng = check_noise_random_state(random_state)
         X = check_finite_array(X, name="X")
         clipped = clip_l2(X if X.ndim > 1 else X[:, None], self.norm_bound)
         noisy = clipped + self.sigma * rng.standard_normal(clipped.shape)

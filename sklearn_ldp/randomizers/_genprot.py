@@ -58,7 +58,7 @@ from numbers import Integral
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ..utils import check_finite_array
+from ..utils import check_finite_array, check_noise_random_state
 from ._scalar import _IntervalMechanism
 
 CALIBRATIONS = ("tight", "paper")
@@ -241,7 +241,7 @@ class GenProtMechanism(_IntervalMechanism):
             the public strings and the index), ``[..., 1]`` is ``g``, the
             only data-dependent message.
         """
-        rng = check_random_state(random_state)
+        rng = check_noise_random_state(random_state)
         values = check_finite_array(values, name="values")
         v = 0.5 * (self._to_unit(values).reshape(-1) + 1.0)
         n = v.size

@@ -32,9 +32,8 @@ this is the same as releasing ``scale_j u_j`` on the scaled interval).
 from numbers import Integral
 
 import numpy as np
-from sklearn.utils import check_random_state
 
-from ..utils import check_epsilon, check_finite_array
+from ..utils import check_epsilon, check_finite_array, check_noise_random_state
 from ._base import LocalRandomizer
 from ._reports import Reports
 from ._scalar import DuchiMechanism, LaplaceMechanism, PiecewiseMechanism
@@ -161,7 +160,7 @@ class VectorAverageRandomizer(LocalRandomizer):
         n_users = X.shape[0]
         if n_users == 0:
             raise ValueError("X has no rows (users).")
-        rng = check_random_state(random_state)
+        rng = check_noise_random_state(random_state)
         public_seed = self.public_seed
         if public_seed is None:
             public_seed = int(rng.randint(0, 2**31 - 1))

@@ -11,9 +11,8 @@ of that estimate for a true value ``v``.
 """
 
 import numpy as np
-from sklearn.utils import check_random_state
 
-from ..utils import check_epsilon, check_finite_array
+from ..utils import check_epsilon, check_finite_array, check_noise_random_state
 from ._clip import clip_interval
 
 
@@ -73,7 +72,7 @@ class LaplaceMechanism(_IntervalMechanism):
         return (self.upper - self.lower) / self.epsilon
 
     def randomize(self, values, random_state=None):
-        rng = check_random_state(random_state)
+        rng = check_noise_random_state(random_state)
         clipped = clip_interval(
             check_finite_array(values, name="values"), self.lower, self.upper
         )
@@ -113,7 +112,7 @@ class DuchiMechanism(_IntervalMechanism):
         return (np.exp(self.epsilon) + 1.0) / np.expm1(self.epsilon)
 
     def randomize(self, values, random_state=None):
-        rng = check_random_state(random_state)
+        rng = check_noise_random_state(random_state)
         t = self._to_unit(values)
         prob_plus = 0.5 + 0.5 * t * np.tanh(self.epsilon / 2.0)
         return np.where(rng.random_sample(t.shape) < prob_plus, 1.0, -1.0)
@@ -155,7 +154,7 @@ class PiecewiseMechanism(_IntervalMechanism):
         return (half + 1.0) / (half - 1.0)
 
     def randomize(self, values, random_state=None):
-        rng = check_random_state(random_state)
+        rng = check_noise_random_state(random_state)
         t = self._to_unit(values)
         C = self.bound
         half = np.exp(self.epsilon / 2.0)
@@ -226,7 +225,7 @@ class BassilySmithMechanism(_IntervalMechanism):
 
     def randomize(self, values, random_state=None):
         """Return reports of shape ``values.shape + (2,)``: public ``z`` and the bit."""
-        rng = check_random_state(random_state)
+        rng = check_noise_random_state(random_state)
         v = self._to_zero_one(values)
         eps0 = self.internal_epsilon
         public = rng.laplace(0.0, 1.0 / eps0, size=v.shape)
