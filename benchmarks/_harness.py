@@ -14,6 +14,14 @@ from pathlib import Path
 import numpy as np
 
 OUTPUT_DIR = Path(__file__).resolve().parent.parent / "docs" / "benchmarks"
+#: Where ``--quick`` (smoke) runs write, so they never overwrite the full results.
+QUICK_OUTPUT_DIR = Path(__file__).resolve().parent / "results" / "quick"
+_QUICK = False
+
+
+def output_dir():
+    """``docs/benchmarks`` for full runs, ``benchmarks/results/quick`` for ``--quick``."""
+    return QUICK_OUTPUT_DIR if _QUICK else OUTPUT_DIR
 
 
 def parse_args(description):
@@ -22,7 +30,10 @@ def parse_args(description):
     parser.add_argument("--quick", action="store_true", help="reduced grid (smoke run)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-save", action="store_true", help="print only")
-    return parser.parse_args()
+    args = parser.parse_args()
+    global _QUICK
+    _QUICK = bool(args.quick)
+    return args
 
 
 def timed(fn, *args, measure_memory=False, **kwargs):
@@ -64,15 +75,15 @@ def report(name, rows, columns, *, title, notes="", save=True):
     if notes:
         print(notes)
     if save:
-        OUTPUT_DIR.mkdir(parents=True, exist_ok=True)
+        output_dir().mkdir(parents=True, exist_ok=True)
         text = f"# {title}\n\n{table}\n\n{notes}\n"
-        (OUTPUT_DIR / f"{name}.md").write_text(text)
+        (output_dir() / f"{name}.md").write_text(text)
     return table
 
 
 def save_figure(fig, name):
     """Save a matplotlib figure as ``docs/benchmarks/<name>.png``."""
-    OUTPUT_DIR.mkdir(parents=True, exist_ok=True)
-    path = OUTPUT_DIR / f"{name}.png"
+    output_dir().mkdir(parents=True, exist_ok=True)
+    path = output_dir() / f"{name}.png"
     fig.savefig(path, dpi=110, bbox_inches="tight")
     return path
