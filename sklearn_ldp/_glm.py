@@ -620,7 +620,7 @@ class GLMLDPClassifier(LDPEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    epsilon : float, default=4.0
+    epsilon : float, default=1.0
         Per-user privacy budget.
     delta : float, default=1e-5
         Per-user delta.
@@ -745,7 +745,7 @@ class GLMLDPClassifier(LDPEstimatorMixin, ClassifierMixin, BaseEstimator):
     def __init__(
         self,
         *,
-        epsilon=4.0,
+        epsilon=1.0,
         delta=1e-5,
         loss="logistic",
         derivative_lipschitz=None,

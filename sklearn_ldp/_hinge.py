@@ -219,7 +219,7 @@ class HingeLDPClassifier(LDPEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    epsilon : float, default=4.0
+    epsilon : float, default=1.0
         Per-user privacy budget.
     delta : float, default=1e-5
         Per-user delta.
@@ -317,7 +317,7 @@ class HingeLDPClassifier(LDPEstimatorMixin, ClassifierMixin, BaseEstimator):
     def __init__(
         self,
         *,
-        epsilon=4.0,
+        epsilon=1.0,
         delta=1e-5,
         degree=1,
         smoothing=0.5,
