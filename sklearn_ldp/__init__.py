@@ -5,6 +5,7 @@ listed in ``__all__`` is checked by ``tests/test_common.py``.
 """
 
 from ._bernstein import LocalBernsteinRegressor
+from ._dp_constrained import DPConstrainedClassifier
 from ._dp_svrg import DPSVRGClassifier
 from ._glm import GLMLDPClassifier
 from ._hinge import HingeLDPClassifier
@@ -16,6 +17,7 @@ from .exceptions import PrivacyLeakWarning
 __version__ = "0.1.0.dev0"
 
 __all__ = [
+    "DPConstrainedClassifier",
     "DPSVRGClassifier",
     "GLMLDPClassifier",
     "HingeLDPClassifier",

@@ -13,6 +13,13 @@ from ._dp_svrg import (
     dp_svrg_rdp,
     dp_svrg_snapshot_multipliers,
 )
+from ._exponential import (
+    SelectionNoise,
+    advanced_composition_epsilon,
+    calibrate_exponential_selections,
+    exponential_mechanism_rdp,
+    exponential_mechanism_zcdp,
+)
 from ._gaussian import (
     analytic_gaussian_delta,
     analytic_gaussian_epsilon,
@@ -31,6 +38,11 @@ from ._rdp import (
 from ._zcdp import gaussian_zcdp, zcdp_from_epsilon, zcdp_to_epsilon
 
 __all__ = [
+    "SelectionNoise",
+    "advanced_composition_epsilon",
+    "calibrate_exponential_selections",
+    "exponential_mechanism_rdp",
+    "exponential_mechanism_zcdp",
     "DEFAULT_RDP_ORDERS",
     "DPRunNoise",
     "analytic_gaussian_delta",

@@ -6,6 +6,12 @@ oracles and call these.
 
 from ._dp_svrg import dp_gd, dp_svrg, poisson_batch, prox_elastic_net
 from ._fista import fista_quadratic, largest_eigenvalue
+from ._frank_wolfe import (
+    dp_frank_wolfe,
+    exponential_vertex,
+    frank_wolfe_gap,
+    linear_minimization_oracle,
+)
 from ._l1 import project_l1_ball
 from ._losses import (
     LOSSES,
@@ -15,11 +21,27 @@ from ._losses import (
     per_example_gradients,
     smoothness,
 )
+from ._mirror_descent import (
+    dp_accmd,
+    dp_pmd_entropic,
+    gradient_mapping,
+    prox_l1_ball,
+    simplex_l1_gradient_step,
+)
 from ._projected_gradient import accelerated_projected_gradient
 from ._projections import project_l2_ball
 from ._sigm import sigm, sigm_parameters
 
 __all__ = [
+    "dp_accmd",
+    "dp_frank_wolfe",
+    "dp_pmd_entropic",
+    "exponential_vertex",
+    "frank_wolfe_gap",
+    "gradient_mapping",
+    "linear_minimization_oracle",
+    "prox_l1_ball",
+    "simplex_l1_gradient_step",
     "LOSSES",
     "difference_bound",
     "dp_gd",

@@ -1,0 +1,593 @@
+"""DPConstrainedClassifier: central-DP linear classification over an l1 or l2 ball.
+
+Seed 004 (Wang and Xu, AAAI 2019) Alg. 2 (DP-FW-L2), Alg. 3 (DP-PMD) and
+Alg. 4 (DP-FW-L1); seed 002 (Wang, Ye and Xu, NeurIPS 2017) Alg. 3
+(DP-AccMD). Seed 004's Alg. 1 (DP-PGD) is ``DPSVRGClassifier(solver='gd')``
+and, on a ball, ``method='pmd', constraint='l2'`` here (same solver).
+"""
+
+from numbers import Integral, Real
+
+import numpy as np
+from scipy.special import expit, log_expit, log_softmax, softmax
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .accounting import calibrate_dp_gd, calibrate_exponential_selections
+from .optim import (
+    dp_accmd,
+    dp_frank_wolfe,
+    dp_gd,
+    dp_pmd_entropic,
+    frank_wolfe_gap,
+    get_loss,
+    gradient_bound,
+    gradient_mapping,
+    smoothness,
+)
+from .randomizers import clip_interval, clip_l2
+from .utils import check_noise_random_state
+
+#: Default number of iterations ``T`` when ``n_iter=None``.
+DEFAULT_ITERATIONS = 100
+
+
+def _design(X, data_norm, data_norm_type, fit_intercept, intercept_scaling):
+    """Clipped rows with the public intercept column; their l2 and l-inf bounds."""
+    if data_norm_type == "l2":
+        rows = clip_l2(X, data_norm)
+        row_l2, row_inf = float(data_norm), float(data_norm)
+    else:
+        rows = clip_interval(X, -data_norm, data_norm)
+        row_l2, row_inf = float(data_norm * np.sqrt(X.shape[1])), float(data_norm)
+    penalized = np.ones(X.shape[1] + int(fit_intercept), dtype=bool)
+    if fit_intercept:
+        rows = np.hstack([rows, np.full((X.shape[0], 1), float(intercept_scaling))])
+        penalized[-1] = False
+        row_l2 = float(np.hypot(row_l2, intercept_scaling))
+        row_inf = max(row_inf, float(intercept_scaling))
+    return rows, row_l2, row_inf, penalized
+
+
+class DPConstrainedClassifier(ClassifierMixin, BaseEstimator):
+    """Linear classifier with central (epsilon, delta)-DP over an l1 or l2 ball.
+
+    Minimizes ``1/n sum_i loss(y_i, x_i^T w + b) + alpha ||w||_1`` over the
+    ball ``||(w, b)|| <= radius`` (l1 or l2 norm) by one of four private
+    first-order methods suited to the geometry of the ball: Frank-Wolfe with
+    a noisy gradient (DP-FW-L2) or with a vertex chosen by the exponential
+    mechanism (DP-FW-L1), proximal mirror descent (DP-PMD), or accelerated
+    mirror descent (DP-AccMD). **The released model is (epsilon, delta)-DP
+    with respect to replacing any one training record** ``(x_i, y_i)``
+    (central model: a trusted curator holds the data); ``n``, the number of
+    features and the class labels are treated as public. Pick it for
+    high-dimensional data with a sparse or norm-bounded model: with the l1
+    ball the error of DP-FW-L1 grows like ``log(n_features)`` instead of
+    ``sqrt(n_features)``.
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        Privacy budget of the whole training run.
+    delta : float, default=1e-5
+        Privacy parameter delta, in (0, 1); should be well below ``1/n``.
+    loss : {'logistic', 'squared_hinge', 'sigmoid'}, default='logistic'
+        ``'sigmoid'`` (``1 / (1 + exp(y s))``) is non-convex (seed 004).
+        With more than two classes only ``'logistic'`` (multinomial, one
+        accounted run; the ball constrains all coefficients together).
+    method : {'fw_l1', 'fw_l2', 'pmd', 'accmd'}, default='fw_l1'
+        ``'fw_l1'``: Frank-Wolfe whose vertex ``+-radius e_j`` is chosen by
+        the exponential mechanism (seed 004 Alg. 4; l1 ball only).
+        ``'fw_l2'``: Frank-Wolfe on the Gaussian-noised gradient (Alg. 2).
+        ``'pmd'``: proximal mirror descent on the Gaussian-noised gradient
+        (Alg. 3; Euclidean steps on the l2 ball, exponentiated-gradient steps
+        on the l1 ball). ``'accmd'``: accelerated mirror descent (seed 002
+        Alg. 3; convex losses only). The Frank-Wolfe methods take no
+        regulariser (``alpha=0``), as in the paper.
+    constraint : {'l1', 'l2'}, default='l1'
+        Norm of the ball.
+    radius : float, default=1.0
+        Public radius of the ball; it bounds the coefficients and the
+        intercept weight together.
+    alpha : float, default=0.0
+        Strength of the l1 regulariser ``alpha ||w||_1`` (the intercept is
+        not penalized), through the exact proximal step (``'pmd'``,
+        ``'accmd'``).
+    n_iter : int, default=None
+        Number of iterations ``T`` (each one privatized access to the data),
+        fixed in advance. None: 100.
+    learning_rate : 'auto' or float, default='auto'
+        ``'auto'``: ``'pmd'`` uses ``1 / (2 L ||C||_2^2)`` (seed 004 Thm. 2,
+        5); ``'accmd'`` the linear-coupling steps with ``M = L ||C||_2^2``;
+        Frank-Wolfe uses ``2 / (t + 2)`` for convex losses and the constant
+        ``min(1, 1 / sqrt(2 L radius^2 T))`` for ``'sigmoid'``. A float
+        replaces the step (``'pmd'``, Frank-Wolfe) or ``1 / M``
+        (``'accmd'``).
+    data_norm : float, default=1.0
+        Public bound on the rows: ``||x||_2 <= data_norm`` or, with
+        ``data_norm_type='linf'``, ``|x_j| <= data_norm``; rows are clipped.
+    data_norm_type : {'l2', 'linf'}, default='l2'
+        ``'linf'`` clips each feature; the l2 bound is then ``data_norm
+        sqrt(n_features)`` while the exponential mechanism of ``'fw_l1'``
+        only pays for ``data_norm``: the right choice in high dimension.
+    fit_intercept : bool, default=True
+        Add an intercept (a public constant column whose weight is inside
+        the ball and not penalized).
+    intercept_scaling : float, default=1.0
+        Value of the constant column; it counts in the row bounds.
+    calibration : {'rdp', 'paper'}, default='rdp'
+        ``'rdp'``: tight RDP accountant, bisection to the target. ``'paper'``:
+        the printed calibrations: zCDP ``sigma^2 = T Delta^2 / (2 rho)``
+        (seed 004 Alg. 1 step 3, typo fixed) for the Gaussian methods,
+        advanced composition ``epsilon / sqrt(8 T ln(1/delta))`` for the
+        exponential mechanism.
+    random_state : int, RandomState instance or None, default=None
+        Source of the noise and of the random output iterate.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Only when ``X`` has string feature names.
+    privacy_epsilon_, privacy_delta_ : float
+        The target guarantee (replace-one).
+    epsilon_spent_ : float
+        The epsilon the accountant certifies for the run (``<= epsilon``).
+    gradient_bound_ : float
+        ``G``: bound on each per-example gradient's l2 norm.
+    sensitivity_ : float
+        Replace-one sensitivity of each release: ``2 G / n`` (l2, mean
+        gradient) or, for ``'fw_l1'``, ``2 radius G_inf / n`` (score of a
+        vertex; ``G_inf`` bounds each gradient entry).
+    noise_multiplier_ : float or None
+        Gaussian methods: std of the gradient noise / ``sensitivity_``.
+    step_epsilon_ : float or None
+        ``'fw_l1'``: each vertex selection is ``step_epsilon_``-DP.
+    n_iter_ : int
+    smoothness_ : float
+        ``L``: public smoothness bound of the loss part (l2 norm).
+    learning_rate_ : float or None
+        The constant step used (None for the ``2 / (t + 2)`` schedule).
+
+    See Also
+    --------
+    DPSVRGClassifier : unconstrained DP-SVRG / DP-GD (seed 004's DP-PGD is
+        its ``solver='gd'``).
+    sklearn.linear_model.LogisticRegression : the non-private model.
+
+    Notes
+    -----
+    Each Gaussian method releases ``T`` noisy mean gradients (RDP ``T a /
+    (2 z^2)``); DP-FW-L1 releases ``T`` exponential-mechanism choices, each
+    ``eps0``-DP and ``eps0``-bounded-range, hence ``eps0^2/8``-zCDP (Cesar
+    and Rogers 2021). The output is one of the iterates (uniformly random
+    for non-convex losses, as in the papers; the last one for convex losses),
+    post-processing of these releases. Utility measures (norm of the
+    generalized projected gradient, Frank-Wolfe gap) are computed on
+    request by :meth:`optimality_measures`; they read the data and are
+    *not* private, so they are not stored as fitted attributes.
+
+    Wang and Xu, "Differentially Private Empirical Risk Minimization with
+    Smooth Non-convex Loss Functions: A Non-stationary View", AAAI 2019.
+    Wang, Ye and Xu, "Differentially Private Empirical Risk Minimization
+    Revisited: Faster and More General", NeurIPS 2017.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_ldp import DPConstrainedClassifier
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.choice([-1.0, 1.0], size=(2000, 200))
+    >>> y = (X[:, 0] + X[:, 1] + X[:, 2] > 0).astype(int)
+    >>> clf = DPConstrainedClassifier(
+    ...     epsilon=1.0, radius=6.0, data_norm=1.0, data_norm_type="linf",
+    ...     n_iter=30, random_state=0).fit(X, y)
+    >>> clf.score(X, y) > 0.8
+    True
+    >>> int(np.count_nonzero(clf.coef_)) <= 30
+    True
+    """
+
+    _parameter_constraints = {
+        "epsilon": [Interval(Real, 0, None, closed="neither")],
+        "delta": [Interval(Real, 0, 1, closed="neither")],
+        "loss": [StrOptions({"logistic", "squared_hinge", "sigmoid"})],
+        "method": [StrOptions({"fw_l1", "fw_l2", "pmd", "accmd"})],
+        "constraint": [StrOptions({"l1", "l2"})],
+        "radius": [Interval(Real, 0, None, closed="neither")],
+        "alpha": [Interval(Real, 0, None, closed="left")],
+        "n_iter": [Interval(Integral, 1, None, closed="left"), None],
+        "learning_rate": [
+            StrOptions({"auto"}),
+            Interval(Real, 0, None, closed="neither"),
+        ],
+        "data_norm": [Interval(Real, 0, None, closed="neither")],
+        "data_norm_type": [StrOptions({"l2", "linf"})],
+        "fit_intercept": ["boolean"],
+        "intercept_scaling": [Interval(Real, 0, None, closed="neither")],
+        "calibration": [StrOptions({"rdp", "paper"})],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self,
+        *,
+        epsilon=1.0,
+        delta=1e-5,
+        loss="logistic",
+        method="fw_l1",
+        constraint="l1",
+        radius=1.0,
+        alpha=0.0,
+        n_iter=None,
+        learning_rate="auto",
+        data_norm=1.0,
+        data_norm_type="l2",
+        fit_intercept=True,
+        intercept_scaling=1.0,
+        calibration="rdp",
+        random_state=None,
+    ):
+        self.epsilon = epsilon
+        self.delta = delta
+        self.loss = loss
+        self.method = method
+        self.constraint = constraint
+        self.radius = radius
+        self.alpha = alpha
+        self.n_iter = n_iter
+        self.learning_rate = learning_rate
+        self.data_norm = data_norm
+        self.data_norm_type = data_norm_type
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.calibration = calibration
+        self.random_state = random_state
+
+    def _check_configuration(self, n_classes):
+        if n_classes > 2 and self.loss != "logistic":
+            raise ValueError(
+                f"loss={self.loss!r} is binary; with {n_classes} classes use "
+                "loss='logistic' (multinomial)."
+            )
+        if self.method == "fw_l1" and self.constraint != "l1":
+            raise ValueError(
+                "method='fw_l1' selects a vertex of the l1 ball (seed 004 "
+                "Alg. 4): use constraint='l1', or method='fw_l2' for the l2 ball."
+            )
+        if self.method in ("fw_l1", "fw_l2") and self.alpha > 0:
+            raise ValueError(
+                "The Frank-Wolfe methods take no regulariser (seed 004 Alg. 2 "
+                "and 4); use method='pmd' or 'accmd' with alpha > 0."
+            )
+        if (
+            self.method in ("fw_l1", "fw_l2")
+            and self.learning_rate != "auto"
+            and self.learning_rate > 1
+        ):
+            raise ValueError(
+                "A Frank-Wolfe step is a convex combination: learning_rate "
+                f"must be in (0, 1], got {self.learning_rate!r}."
+            )
+        if self.method == "accmd" and self.loss == "sigmoid":
+            raise ValueError(
+                "method='accmd' (seed 002 Alg. 3) is analysed for convex losses "
+                "only; use method='pmd' or 'fw_*' with loss='sigmoid'."
+            )
+
+    def _train(self, X, class_indices, n_classes, rng, callback=None):
+        """The private training run on validated arrays (no side effects).
+
+        Returns the weights ``(d, k)`` (intercept row last) and a dict of the
+        public run constants. ``callback(W, n_gradient_evaluations)`` traces
+        the optimisation (benchmarks, tests).
+        """
+        n_samples = X.shape[0]
+        loss = get_loss("multinomial" if n_classes > 2 else self.loss)
+        targets = loss.encode(class_indices, n_classes)
+        rows, row_l2, row_inf, penalized = _design(
+            X,
+            self.data_norm,
+            self.data_norm_type,
+            self.fit_intercept,
+            self.intercept_scaling,
+        )
+        n_outputs = loss.n_outputs(n_classes)
+        # ||W||_2 <= ||W||_1 <= radius on both balls bounds the margins.
+        G = gradient_bound(loss, row_l2, self.radius)
+        L = smoothness(loss, row_l2)
+        T = self.n_iter or DEFAULT_ITERATIONS
+        R = float(self.radius)
+        convex = loss.convex
+        output = "last" if convex else "random"
+        run = dict(G=G, L=L, T=T, noise_multiplier=None, step_epsilon=None, step=None)
+        if self.method == "fw_l1":
+            G_inf = loss.derivative_bound(row_l2, R) * row_inf
+            selection = calibrate_exponential_selections(
+                self.epsilon, self.delta, T, self.calibration
+            )
+            sensitivity = 2.0 * R * G_inf / n_samples
+            run.update(
+                spent=selection.epsilon,
+                step_epsilon=selection.step_epsilon,
+                sensitivity=sensitivity,
+            )
+        else:
+            method = "zcdp" if self.calibration == "paper" else "rdp"
+            noise = calibrate_dp_gd(self.epsilon, self.delta, T, method)
+            sensitivity = 2.0 * G / n_samples
+            run.update(
+                spent=noise.epsilon,
+                noise_multiplier=noise.noise_multiplier,
+                sensitivity=sensitivity,
+            )
+            noise_std = noise.noise_multiplier * sensitivity
+        common = dict(rng=rng, callback=callback)
+        if self.method in ("fw_l1", "fw_l2"):
+            if self.learning_rate != "auto":
+                step = float(self.learning_rate)
+            elif convex:
+                step = "harmonic"
+            else:
+                step = min(1.0, 1.0 / np.sqrt(2.0 * L * R**2 * T))
+            run["step"] = None if step == "harmonic" else step
+            W = dp_frank_wolfe(
+                rows,
+                targets,
+                loss,
+                W0=np.zeros((rows.shape[1], n_outputs)),
+                constraint=self.constraint,
+                radius=R,
+                n_steps=T,
+                step=step,
+                oracle="exponential" if self.method == "fw_l1" else "gaussian",
+                output=output,
+                noise_std=None if self.method == "fw_l1" else noise_std,
+                step_epsilon=run["step_epsilon"],
+                score_sensitivity=sensitivity,
+                **common,
+            )
+        elif self.method == "pmd":
+            auto = 1.0 / (2.0 * L * R**2) if self.constraint == "l1" else 0.5 / L
+            step = auto if self.learning_rate == "auto" else float(self.learning_rate)
+            run["step"] = step
+            if self.constraint == "l2":
+                W = dp_gd(
+                    rows,
+                    targets,
+                    loss,
+                    W0=np.zeros((rows.shape[1], n_outputs)),
+                    step=step,
+                    alpha=self.alpha,
+                    l1_ratio=1.0,
+                    penalized=penalized,
+                    n_steps=T,
+                    noise_std=noise_std,
+                    output=output,
+                    radius=R,
+                    **common,
+                )
+            else:
+                W = dp_pmd_entropic(
+                    rows,
+                    targets,
+                    loss,
+                    n_outputs=n_outputs,
+                    radius=R,
+                    l1_penalty=self.alpha,
+                    penalized=penalized,
+                    n_steps=T,
+                    step=step,
+                    noise_std=noise_std,
+                    output=output,
+                    **common,
+                )
+        else:
+            geometry_scale = R**2 if self.constraint == "l1" else 1.0
+            M = (
+                L * geometry_scale
+                if self.learning_rate == "auto"
+                else 1.0 / float(self.learning_rate)
+            )
+            run["step"] = 1.0 / M
+            W = dp_accmd(
+                rows,
+                targets,
+                loss,
+                n_outputs=n_outputs,
+                constraint=self.constraint,
+                radius=R,
+                l1_penalty=self.alpha,
+                penalized=penalized,
+                n_steps=T,
+                smoothness=M,
+                noise_std=noise_std,
+                **common,
+            )
+        return W, run
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Fit the model with (epsilon, delta)-DP.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self : object
+        """
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        check_classification_targets(y)
+        self.classes_, class_indices = np.unique(y, return_inverse=True)
+        n_classes = self.classes_.shape[0]
+        if n_classes < 2:
+            raise ValueError(
+                "The training data has one class; a classifier needs at "
+                f"least two, got {self.classes_.tolist()}."
+            )
+        self._check_configuration(n_classes)
+        rng = check_noise_random_state(self.random_state)
+        W, run = self._train(X, class_indices, n_classes, rng)
+        n_features = X.shape[1]
+        self.coef_ = W[:n_features].T.copy()
+        if self.fit_intercept:
+            self.intercept_ = W[n_features] * self.intercept_scaling
+        else:
+            self.intercept_ = np.zeros(W.shape[1])
+        self.privacy_epsilon_ = float(self.epsilon)
+        self.privacy_delta_ = float(self.delta)
+        self.epsilon_spent_ = float(run["spent"])
+        self.gradient_bound_ = run["G"]
+        self.sensitivity_ = run["sensitivity"]
+        self.noise_multiplier_ = run["noise_multiplier"]
+        self.step_epsilon_ = run["step_epsilon"]
+        self.n_iter_ = run["T"]
+        self.smoothness_ = run["L"]
+        self.learning_rate_ = run["step"]
+        return self
+
+    def _weights(self):
+        """The fitted weights in the solver's coordinates (intercept row last)."""
+        W = self.coef_.T
+        if self.fit_intercept:
+            W = np.vstack([W, self.intercept_ / self.intercept_scaling])
+        return W
+
+    def optimality_measures(self, X, y):
+        """Stationarity of the fitted model on ``(X, y)`` (**not private**).
+
+        Reads the data: use it to evaluate, never publish it with the model
+        (the numbers are not covered by the DP guarantee).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        measures : dict
+            ``'gradient_mapping_norm'``: l2 norm of the generalized projected
+            gradient (seed 004, eq. (2)) with step ``1 / smoothness_``, of the
+            clipped, regularized, constrained problem; ``'frank_wolfe_gap'``:
+            ``max_{v in C} <-grad F(w), v - w>`` of the loss part.
+        """
+        check_is_fitted(self)
+        X, y = validate_data(self, X, y, reset=False, dtype=np.float64)
+        unknown = np.setdiff1d(np.unique(y), self.classes_)
+        if unknown.size:
+            raise ValueError(f"y has labels unseen in fit: {unknown.tolist()}.")
+        class_indices = np.searchsorted(self.classes_, y)
+        n_classes = self.classes_.shape[0]
+        loss = get_loss("multinomial" if n_classes > 2 else self.loss)
+        rows, _, _, penalized = _design(
+            X,
+            self.data_norm,
+            self.data_norm_type,
+            self.fit_intercept,
+            self.intercept_scaling,
+        )
+        W = self._weights()
+        targets = loss.encode(class_indices, n_classes)
+        gradient = rows.T @ loss.derivative(rows @ W, targets) / rows.shape[0]
+        mapping = gradient_mapping(
+            W,
+            gradient,
+            1.0 / self.smoothness_,
+            self.alpha,
+            penalized,
+            self.constraint,
+            self.radius,
+        )
+        return {
+            "gradient_mapping_norm": float(np.linalg.norm(mapping)),
+            "frank_wolfe_gap": frank_wolfe_gap(
+                W, gradient, self.constraint, self.radius
+            ),
+        }
+
+    def decision_function(self, X):
+        """Scores ``X coef_^T + intercept_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            For two classes, the score of ``classes_[1]``.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        scores = X @ self.coef_.T + self.intercept_
+        return scores[:, 0] if scores.shape[1] == 1 else scores
+
+    def predict(self, X):
+        """Predicted class labels.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,)
+        """
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(np.intp)]
+        return self.classes_[np.argmax(scores, axis=1)]
+
+    def _has_proba(self):
+        return self.loss == "logistic"
+
+    @available_if(_has_proba)
+    def predict_proba(self, X):
+        """Class probabilities (``loss='logistic'`` only).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+        """
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            positive = expit(scores)
+            return np.column_stack([1.0 - positive, positive])
+        return softmax(scores, axis=1)
+
+    @available_if(_has_proba)
+    def predict_log_proba(self, X):
+        """Log of :meth:`predict_proba` (``loss='logistic'`` only).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_samples, n_classes)
+        """
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return np.column_stack([log_expit(-scores), log_expit(scores)])
+        return log_softmax(scores, axis=1)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # Noisy by design, and the default unit ball limits the margins.
+        tags.classifier_tags.poor_score = True
+        return tags
