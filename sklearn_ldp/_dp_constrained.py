@@ -9,13 +9,12 @@ and, on a ball, ``method='pmd', constraint='l2'`` here (same solver).
 from numbers import Integral, Real
 
 import numpy as np
-from scipy.special import expit, log_expit, log_softmax, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._linear import LinearClassifierOutputMixin, MultinomialProbaMixin
 from .accounting import calibrate_dp_gd, calibrate_exponential_selections
 from .optim import (
     dp_accmd,
@@ -52,7 +51,9 @@ def _design(X, data_norm, data_norm_type, fit_intercept, intercept_scaling):
     return rows, row_l2, row_inf, penalized
 
 
-class DPConstrainedClassifier(ClassifierMixin, BaseEstimator):
+class DPConstrainedClassifier(
+    LinearClassifierOutputMixin, MultinomialProbaMixin, ClassifierMixin, BaseEstimator
+):
     """Linear classifier with central (epsilon, delta)-DP over an l1 or l2 ball.
 
     Minimizes ``1/n sum_i loss(y_i, x_i^T w + b) + alpha ||w||_1`` over the
@@ -514,77 +515,6 @@ class DPConstrainedClassifier(ClassifierMixin, BaseEstimator):
                 W, gradient, self.constraint, self.radius
             ),
         }
-
-    def decision_function(self, X):
-        """Scores ``X coef_^T + intercept_``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
-            For two classes, the score of ``classes_[1]``.
-        """
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        scores = X @ self.coef_.T + self.intercept_
-        return scores[:, 0] if scores.shape[1] == 1 else scores
-
-    def predict(self, X):
-        """Predicted class labels.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        labels : ndarray of shape (n_samples,)
-        """
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            return self.classes_[(scores > 0).astype(np.intp)]
-        return self.classes_[np.argmax(scores, axis=1)]
-
-    def _has_proba(self):
-        return self.loss == "logistic"
-
-    @available_if(_has_proba)
-    def predict_proba(self, X):
-        """Class probabilities (``loss='logistic'`` only).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
-        """
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            positive = expit(scores)
-            return np.column_stack([1.0 - positive, positive])
-        return softmax(scores, axis=1)
-
-    @available_if(_has_proba)
-    def predict_log_proba(self, X):
-        """Log of :meth:`predict_proba` (``loss='logistic'`` only).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        log_proba : ndarray of shape (n_samples, n_classes)
-        """
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            return np.column_stack([log_expit(-scores), log_expit(scores)])
-        return log_softmax(scores, axis=1)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -3,13 +3,12 @@
 from numbers import Integral, Real
 
 import numpy as np
-from scipy.special import expit, log_expit, log_softmax, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 
+from ._linear import LinearClassifierOutputMixin, MultinomialProbaMixin
 from .accounting import calibrate_dp_gd, calibrate_dp_svrg
 from .optim import (
     difference_bound,
@@ -42,7 +41,9 @@ def _clipped_design(X, data_norm, fit_intercept, intercept_scaling):
     return np.hstack([rows, column]), row_norm, penalized
 
 
-class DPSVRGClassifier(ClassifierMixin, BaseEstimator):
+class DPSVRGClassifier(
+    LinearClassifierOutputMixin, MultinomialProbaMixin, ClassifierMixin, BaseEstimator
+):
     """Linear classifier trained with central (epsilon, delta)-DP by DP-SVRG.
 
     Minimizes ``1/n sum_i loss(y_i, x_i^T w + b) + alpha ((1 - l1_ratio)/2
@@ -394,77 +395,6 @@ class DPSVRGClassifier(ClassifierMixin, BaseEstimator):
         self.n_epochs_ = run["n_epochs"]
         self.learning_rate_ = float(run["step"])
         return self
-
-    def decision_function(self, X):
-        """Scores ``X coef_^T + intercept_``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
-            For two classes, the score of ``classes_[1]``.
-        """
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        scores = X @ self.coef_.T + self.intercept_
-        return scores[:, 0] if scores.shape[1] == 1 else scores
-
-    def predict(self, X):
-        """Predicted class labels.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        labels : ndarray of shape (n_samples,)
-        """
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            return self.classes_[(scores > 0).astype(np.intp)]
-        return self.classes_[np.argmax(scores, axis=1)]
-
-    def _has_proba(self):
-        return self.loss == "logistic"
-
-    @available_if(_has_proba)
-    def predict_proba(self, X):
-        """Class probabilities (``loss='logistic'`` only).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
-        """
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            positive = expit(scores)
-            return np.column_stack([1.0 - positive, positive])
-        return softmax(scores, axis=1)
-
-    @available_if(_has_proba)
-    def predict_log_proba(self, X):
-        """Log of :meth:`predict_proba` (``loss='logistic'`` only).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        log_proba : ndarray of shape (n_samples, n_classes)
-        """
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            return np.column_stack([log_expit(-scores), log_expit(scores)])
-        return log_softmax(scores, axis=1)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

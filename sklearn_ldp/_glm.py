@@ -27,9 +27,9 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state, gen_batches
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import LDPEstimatorMixin, ldp_tags
+from ._linear import LinearClassifierOutputMixin
 from .accounting import gaussian_sigma
 from .aggregation import (
     PolynomialGradientOracle,
@@ -580,7 +580,9 @@ class GLMCopiesRandomizer(LocalRandomizer):
 # -- the estimator ------------------------------------------------------------
 
 
-class GLMLDPClassifier(LDPEstimatorMixin, ClassifierMixin, BaseEstimator):
+class GLMLDPClassifier(
+    LDPEstimatorMixin, LinearClassifierOutputMixin, ClassifierMixin, BaseEstimator
+):
     """Linear classifier with a generalized linear loss under local DP.
 
     Each user sends one noisy report of its record; the server minimizes
@@ -1017,39 +1019,6 @@ class GLMLDPClassifier(LDPEstimatorMixin, ClassifierMixin, BaseEstimator):
         return best
 
     # -- prediction -----------------------------------------------------------
-
-    def decision_function(self, X):
-        """Scores ``X @ coef_.T + intercept_``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
-            For two classes, positive means ``classes_[1]``.
-        """
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        scores = X @ self.coef_.T + self.intercept_
-        return scores[:, 0] if scores.shape[1] == 1 else scores
-
-    def predict(self, X):
-        """Predicted class labels.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        labels : ndarray of shape (n_samples,)
-        """
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            return self.classes_[(scores > 0).astype(int)]
-        return self.classes_[np.argmax(scores, axis=1)]
 
     def _is_logistic(self):
         return self.loss == "logistic"

@@ -10,9 +10,9 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import LDPEstimatorMixin, ldp_tags
+from ._linear import LinearClassifierOutputMixin
 from .accounting import gaussian_sigma
 from .aggregation import (
     PolynomialGradientOracle,
@@ -186,7 +186,9 @@ class HingeCopiesRandomizer(LocalRandomizer):
         }
 
 
-class HingeLDPClassifier(LDPEstimatorMixin, ClassifierMixin, BaseEstimator):
+class HingeLDPClassifier(
+    LDPEstimatorMixin, LinearClassifierOutputMixin, ClassifierMixin, BaseEstimator
+):
     """Binary linear classifier with the smoothed hinge loss under local DP.
 
     Each user sends one noisy report of its record; the server minimizes the
@@ -516,35 +518,6 @@ class HingeLDPClassifier(LDPEstimatorMixin, ClassifierMixin, BaseEstimator):
         return best
 
     # -- prediction ---------------------------------------------------------
-
-    def decision_function(self, X):
-        """Signed score ``X @ coef_ + intercept_``; positive means ``classes_[1]``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        scores : ndarray of shape (n_samples,)
-        """
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        return X @ self.coef_[0] + self.intercept_[0]
-
-    def predict(self, X):
-        """Predicted class labels.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        labels : ndarray of shape (n_samples,)
-        """
-        scores = self.decision_function(X)
-        return self.classes_[(scores > 0).astype(int)]
 
     def __sklearn_tags__(self):
         tags = ldp_tags(super().__sklearn_tags__())
