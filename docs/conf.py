@@ -40,7 +40,7 @@ sphinx_gallery_conf = {
     "examples_dirs": "../examples",
     "gallery_dirs": "auto_examples",
     "filename_pattern": r"/plot_",
-    "ignore_pattern": r"quickstart\.py|__init__\.py|deployment",
+    "ignore_pattern": r"quickstart\.py|__init__\.py",
     "download_all_examples": False,
     "remove_config_comments": True,
     "within_subsection_order": "FileNameSortKey",

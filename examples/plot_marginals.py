@@ -1,7 +1,6 @@
 """
-=========================================
 All k-way marginals of binary data under local DP
-=========================================
+=================================================
 
 Each of 200,000 simulated users holds a record of 8 binary attributes and
 sends one epsilon-LDP number: one conjunction of at most ``k = 3`` of its

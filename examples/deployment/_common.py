@@ -1,4 +1,8 @@
-"""The published configuration shared by client.py and server.py."""
+"""
+Deployment: the published configuration
+=======================================
+
+The published configuration shared by client.py and server.py."""
 
 import json
 

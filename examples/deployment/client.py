@@ -1,4 +1,8 @@
-"""The client of a local-DP deployment: randomize one batch of users' records.
+"""
+Deployment: the client program
+==============================
+
+The client of a local-DP deployment: randomize one batch of users' records.
 
 ::
 
@@ -34,7 +38,7 @@ def simulated_users(n, n_features, seed):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[3])
     parser.add_argument("--config", default="config.json")
     parser.add_argument("--data", help="npz file with arrays X and y")
     parser.add_argument("--simulate", type=int, help="simulate this many users")

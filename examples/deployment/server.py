@@ -1,4 +1,8 @@
-"""The server of a local-DP deployment: publish a configuration, then fit on reports.
+"""
+Deployment: the server program
+==============================
+
+The server of a local-DP deployment: publish a configuration, then fit on reports.
 
 Two commands::
 
@@ -71,7 +75,7 @@ def fit(args):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[3])
     commands = parser.add_subparsers(dest="command", required=True)
     p_publish = commands.add_parser("publish")
     p_publish.add_argument("--out", default="config.json")
