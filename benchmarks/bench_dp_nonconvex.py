@@ -58,6 +58,7 @@ from sklearn_ldp import DPConstrainedClassifier, DPSVRGClassifier
 from sklearn_ldp.accounting import calibrate_dp_gd, rdp_gaussian, rdp_to_epsilon
 from sklearn_ldp.optim import dp_gd, get_loss, gradient_mapping
 from sklearn_ldp.randomizers import GaussianRecordRandomizer
+from sklearn_ldp.utils import check_noise_random_state
 
 DELTA = 1e-3
 LAMBDA = 0.01
@@ -128,7 +129,7 @@ def expected_mapping_norm(X, y, epsilon, T, calibration, seeds):
             n_steps=T,
             noise_std=std,
             output="random",
-            rng=np.random.RandomState(seed),
+            rng=check_noise_random_state(seed),  # not the data stream RandomState(seed)
             callback=callback,
         )
         norms.append(np.mean(trace[:-1]))  # R uniform on the T iterates x_1..x_T
