@@ -214,7 +214,7 @@ class _ProjectedLDPBase(LDPEstimatorMixin):
             Interval(Integral, 1, None, closed="left"),
         ],
         "n_users": [Interval(Integral, 1, None, closed="left"), None],
-        "projection": [StrOptions(set(PROJECTIONS))],
+        "projection": [StrOptions({*PROJECTIONS, "auto"})],
         "calibration": [StrOptions({"analytic", "paper"})],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
@@ -236,6 +236,16 @@ class _ProjectedLDPBase(LDPEstimatorMixin):
             return int(sequence.generate_state(1)[0] >> 1)
         return int(random_state.randint(np.iinfo(np.int32).max))
 
+    def _resolved_projection(self, n_components, n_features):
+        if self.projection != "auto":
+            return self.projection
+        if self.calibration == "paper":
+            return "gaussian"  # the paper-faithful mode projects as printed
+        # A random projection to m >= d dimensions compresses nothing and
+        # distorts the geometry (||Phi^T x|| is only approximately ||x||):
+        # with that many components the identity is strictly better.
+        return "identity" if n_components >= n_features else "gaussian"
+
     def make_randomizer(self, n_features, n_users=None):
         """The users' randomizer (public configuration).
 
@@ -251,7 +261,9 @@ class _ProjectedLDPBase(LDPEstimatorMixin):
         randomizer : ProjectedRecordRandomizer
         """
         n_users = self.n_users if n_users is None else n_users
-        if self.n_components == "auto":
+        if self.projection == "identity":
+            n_components = n_features
+        elif self.n_components == "auto":
             if n_users is None:
                 raise ValueError(
                     "n_components='auto' needs the public population size: set "
@@ -265,7 +277,7 @@ class _ProjectedLDPBase(LDPEstimatorMixin):
             n_components=n_components,
             epsilon=self.epsilon,
             delta=self.delta,
-            projection=self.projection,
+            projection=self._resolved_projection(n_components, n_features),
             projection_seed=self._public_seed(),
             data_norm=self.data_norm,
             feature_norm=self.feature_norm,
@@ -383,7 +395,10 @@ class SparseLDPRegressor(_ProjectedLDPBase, RegressorMixin, BaseEstimator):
         population size is one (like the number of features). None means the
         number of rows given to ``fit`` (or of reports given to
         ``fit_reports``); ``partial_fit`` with ``'auto'`` needs it.
-    projection : {'gaussian', 'sparse', 'identity'}, default='gaussian'
+    projection : {'auto', 'gaussian', 'sparse', 'identity'}, default='auto'
+        ``'auto'``: the identity when the number of components reaches
+        ``n_features`` (a square random projection only distorts), else
+        ``'gaussian'``; always ``'gaussian'`` with ``calibration='paper'``.
         Public projection (scikit-learn's Gaussian or sparse random
         projection, from a public seed); ``'identity'`` is the
         full-dimensional debiased least squares (``m = d``).
@@ -481,7 +496,7 @@ class SparseLDPRegressor(_ProjectedLDPBase, RegressorMixin, BaseEstimator):
         l1_radius=1.0,
         n_components="auto",
         n_users=None,
-        projection="gaussian",
+        projection="auto",
         data_norm=1.0,
         feature_norm=None,
         y_bound=1.0,
@@ -718,7 +733,10 @@ class SparseLDPMeanEstimator(_ProjectedLDPBase, BaseEstimator):
         ``data_norm``), capped at ``d``.
     n_users : int or None, default=None
         Public population size for ``'auto'`` (see :class:`SparseLDPRegressor`).
-    projection : {'gaussian', 'sparse', 'identity'}, default='gaussian'
+    projection : {'auto', 'gaussian', 'sparse', 'identity'}, default='auto'
+        ``'auto'``: the identity when the number of components reaches
+        ``n_features`` (a square random projection only distorts), else
+        ``'gaussian'``; always ``'gaussian'`` with ``calibration='paper'``.
     data_norm : float, default=1.0
         Public l2 bound on ``x``.
     feature_norm : float or None, default=None
@@ -803,7 +821,7 @@ class SparseLDPMeanEstimator(_ProjectedLDPBase, BaseEstimator):
         l1_radius=1.0,
         n_components="auto",
         n_users=None,
-        projection="gaussian",
+        projection="auto",
         data_norm=1.0,
         feature_norm=None,
         aggregation="mean",

@@ -421,3 +421,25 @@ def test_mean_estimator_partial_fit_and_fit_reports():
     fitted = SparseLDPMeanEstimator(**kwargs).fit_reports(reports)
     assert fitted.location_.shape == (50,)
     assert not hasattr(fitted, "feature_names_in_")
+
+
+def test_auto_projection_is_identity_when_it_cannot_compress():
+    est = SparseLDPRegressor(n_components=5, random_state=0)
+    assert est.make_randomizer(5).projection == "identity"
+    assert est.make_randomizer(50).projection == "gaussian"
+    paper = SparseLDPRegressor(n_components=5, calibration="paper", random_state=0)
+    assert paper.make_randomizer(5).projection == "gaussian"
+    # With (nearly) clean reports a square Gaussian projection distorts the
+    # geometry (Phi Phi^T != I) and the identity does not: it fits better.
+    rng = np.random.RandomState([7, 1])
+    X = rng.uniform(-1, 1, size=(20_000, 10)) / np.sqrt(10)
+    y = X[:, :2] @ [2.0, -2.0]
+    scores = {
+        proj: SparseLDPRegressor(
+            epsilon=1e6, l1_radius=4.0, n_components=10, projection=proj, random_state=0
+        )
+        .fit(X, y)
+        .score(X, y)
+        for proj in ("auto", "gaussian")
+    }
+    assert scores["auto"] > 0.99 > scores["gaussian"]
