@@ -69,6 +69,12 @@ def nonlinear_2d(n, rng):
     return X, np.clip(y, -1, 1)
 
 
+def sparse_rademacher(n, rng, d=1000):
+    n = min(n, 50_000)  # d = 1000 dense features: 50k rows already hold 400 MB
+    X = rng.choice([-1.0, 1.0], size=(n, d))
+    return X, (X[:, :5].sum(axis=1) > 0).astype(int)
+
+
 def classification_20d(n, rng):
     X, y = make_classification(
         n_samples=n, n_features=20, n_informative=10, random_state=rng

@@ -10,6 +10,7 @@ from ._dp_svrg import DPSVRGClassifier
 from ._glm import GLMLDPClassifier
 from ._hinge import HingeLDPClassifier
 from ._kde import KernelDensityLDP
+from ._kernel_ridge import KernelRidgeLDP
 from ._marginals import KWayMarginalsLDP
 from ._sparse import SparseLDPMeanEstimator, SparseLDPRegressor
 from .exceptions import PrivacyLeakWarning
@@ -22,6 +23,7 @@ __all__ = [
     "GLMLDPClassifier",
     "HingeLDPClassifier",
     "KernelDensityLDP",
+    "KernelRidgeLDP",
     "KWayMarginalsLDP",
     "LocalBernsteinRegressor",
     "PrivacyLeakWarning",

@@ -32,6 +32,7 @@ from ._chebyshev_or import (
 from ._fission import fission_matrix, gaussian_fission
 from ._oracle import PolynomialGradientOracle, product_estimate, product_terms_copies
 from ._polynomial import elementary_symmetric, unbiased_polynomial
+from ._random_features import RandomFourierFeatures
 from ._recovery import GroupedSums, basis_pursuit, median_of_means
 from ._sufficient import SufficientStatistics, project_psd
 from ._trigonometric import (
@@ -50,6 +51,7 @@ __all__ = [
     "evaluate_bernstein",
     "iterated_bernstein_matrix",
     "lebesgue_constant",
+    "RandomFourierFeatures",
     "SufficientStatistics",
     "elementary_symmetric",
     "fission_matrix",
