@@ -5,10 +5,12 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import validate_data
 
-from ._linear import LinearClassifierOutputMixin, MultinomialProbaMixin
+from ._linear import (
+    CentralFitMixin,
+    LinearClassifierOutputMixin,
+    MultinomialProbaMixin,
+)
 from .accounting import calibrate_dp_gd, calibrate_dp_svrg
 from .optim import (
     difference_bound,
@@ -42,7 +44,11 @@ def _clipped_design(X, data_norm, fit_intercept, intercept_scaling):
 
 
 class DPSVRGClassifier(
-    LinearClassifierOutputMixin, MultinomialProbaMixin, ClassifierMixin, BaseEstimator
+    CentralFitMixin,
+    LinearClassifierOutputMixin,
+    MultinomialProbaMixin,
+    ClassifierMixin,
+    BaseEstimator,
 ):
     """Linear classifier trained with central (epsilon, delta)-DP by DP-SVRG.
 
@@ -364,26 +370,12 @@ class DPSVRGClassifier(
         -------
         self : object
         """
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
-        self.classes_, class_indices = np.unique(y, return_inverse=True)
+        X, class_indices = self._validate_training_data(X, y)
         n_classes = self.classes_.shape[0]
-        if n_classes < 2:
-            raise ValueError(
-                "The training data has one class; a classifier needs at "
-                f"least two, got {self.classes_.tolist()}."
-            )
         self._check_configuration(n_classes)
         rng = check_noise_random_state(self.random_state)
         W, run = self._train(X, class_indices, n_classes, rng)
-        n_features = X.shape[1]
-        self.coef_ = W[:n_features].T.copy()
-        if self.fit_intercept:
-            self.intercept_ = W[n_features] * self.intercept_scaling
-        else:
-            self.intercept_ = np.zeros(W.shape[1])
-        self.privacy_epsilon_ = float(self.epsilon)
-        self.privacy_delta_ = float(self.delta)
+        self._set_coefficients(W, X.shape[1])
         noise = run["noise"]
         self.epsilon_spent_ = noise.epsilon
         self.gradient_bound_ = run["G"]
