@@ -12,7 +12,7 @@ the server method receives a :class:`~sklearn_ldp.randomizers.Reports` and
 never the raw data.
 """
 
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, _fit_context
@@ -56,10 +56,24 @@ class LDPEstimatorMixin:
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
         return X, y, None
 
-    def _make_randomizer_for(self, n_features, classes):
+    #: Set by estimators whose randomizer depends on the (public) population
+    #: size: ``fit`` then passes ``n_users=len(X)`` to ``make_randomizer``.
+    _population_is_public = False
+
+    def _make_randomizer_for(self, n_features, classes, n_users=None):
+        kwargs = {"n_users": n_users} if self._population_is_public else {}
         if self._is_ldp_classifier:
-            return self.make_randomizer(n_features, classes=classes)
-        return self.make_randomizer(n_features)
+            return self.make_randomizer(n_features, classes=classes, **kwargs)
+        return self.make_randomizer(n_features, **kwargs)
+
+    def _expected_randomizer(self, config):
+        """The randomizer this estimator publishes, for reports with ``config``.
+
+        Override when public choices announced to the users (a degree picked
+        from the population size, ...) must be read from the reports.
+        """
+        classes = config.get("classes") if self._is_ldp_classifier else None
+        return self._make_randomizer_for(config.get("n_features"), classes)
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
@@ -85,7 +99,7 @@ class LDPEstimatorMixin:
         """
         X, y, classes = self._validate_fit_input(X, y)
         rng = check_noise_random_state(self.random_state)
-        randomizer = self._make_randomizer_for(X.shape[1], classes)
+        randomizer = self._make_randomizer_for(X.shape[1], classes, n_users=X.shape[0])
         reports = randomizer.randomize(X, y, random_state=rng)
         return self._fit_from_reports(reports, rng)
 
@@ -117,8 +131,7 @@ class LDPEstimatorMixin:
 
     def _check_reports(self, reports):
         config = reports.config
-        classes = config.get("classes") if self._is_ldp_classifier else None
-        expected = self._make_randomizer_for(config.get("n_features"), classes)
+        expected = self._expected_randomizer(config)
         expected_config = expected.get_config()
         for key in getattr(expected, "public_random_keys", ()):
             expected_config[key] = config.get(key)
@@ -139,6 +152,20 @@ class LDPEstimatorMixin:
 
     def _fit_server(self, reports, rng):  # pragma: no cover - abstract
         raise NotImplementedError
+
+
+def announced_degree(estimator, config):
+    """The degree users were told, for an estimator with ``degree='auto'``.
+
+    ``'auto'`` is resolved from the population size before the users reply,
+    so the server must take it from the reports, not recompute it.
+    """
+    if estimator.degree != "auto":
+        return None
+    degree = config.get("degree")
+    if not isinstance(degree, Integral) or isinstance(degree, bool):
+        raise ValueError(f"These reports carry no valid degree: {degree!r}.")
+    return degree
 
 
 def ldp_tags(tags, *, poor_score=True):

@@ -32,11 +32,11 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy.optimize import minimize
-from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
+from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import LDPEstimatorMixin, ldp_tags
+from ._base import LDPEstimatorMixin, announced_degree, ldp_tags
 from .aggregation import (
     apply_along_axes,
     bernstein_coefficients,
@@ -54,8 +54,6 @@ from .randomizers import (
     Reports,
     clip_interval,
     clip_l2,
-    config_fingerprint,
-    describe_config_mismatch,
 )
 from .utils import (
     check_bound,
@@ -729,6 +727,9 @@ class LocalBernsteinRegressor(LDPEstimatorMixin, RegressorMixin, BaseEstimator):
     (4, array([0.5]), 0.1)
     """
 
+    #: degree='auto' and the partition depend on the (public) population size.
+    _population_is_public = True
+
     _parameter_constraints = {
         **LDPEstimatorMixin._ldp_parameter_constraints,
         "degree": [StrOptions({"auto"}), Interval(Integral, 1, None, closed="left")],
@@ -853,44 +854,10 @@ class LocalBernsteinRegressor(LDPEstimatorMixin, RegressorMixin, BaseEstimator):
             loss_bound=loss_bound,
         )
 
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Simulate the users' randomizers on ``(X, y)``, then fit the server.
-
-        Equivalent to ``fit_reports(make_randomizer(n_features,
-        n_users=n_samples).randomize(X, y, rng))``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-
-        Returns
-        -------
-        self : object
-        """
-        X, y, _ = self._validate_fit_input(X, y)
-        rng = check_noise_random_state(self.random_state)
-        randomizer = self.make_randomizer(X.shape[1], n_users=X.shape[0])
-        reports = randomizer.randomize(X, y, random_state=rng)
-        return self._fit_from_reports(reports, rng)
-
-    def _check_reports(self, reports):
-        # As the mixin's check, with degree='auto' resolved from the reports:
-        # the degree was announced to the users before they replied.
-        config = reports.config
-        degree = config.get("degree") if self.degree == "auto" else None
-        if self.degree == "auto" and not isinstance(degree, Integral):
-            raise ValueError(f"These reports carry no valid degree: {degree!r}.")
-        expected = self.make_randomizer(config.get("n_features"), degree=degree)
-        expected_config = expected.get_config()
-        expected_config["public_seed"] = config.get("public_seed")
-        if config_fingerprint(expected_config) != config_fingerprint(config):
-            raise ValueError(
-                "These reports were made with a randomizer configuration that "
-                "differs from this estimator's: "
-                + describe_config_mismatch(expected_config, config)
-            )
+    def _expected_randomizer(self, config):
+        # degree='auto' was resolved and announced before the users replied.
+        degree = announced_degree(self, config)
+        return self.make_randomizer(config.get("n_features"), degree=degree)
 
     def _fit_server(self, reports, rng):
         config = reports.config

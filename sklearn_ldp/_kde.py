@@ -21,7 +21,7 @@ from sklearn.base import BaseEstimator, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import LDPEstimatorMixin
+from ._base import LDPEstimatorMixin, announced_degree
 from .aggregation import (
     chebyshev_coefficients_from_nodes,
     chebyshev_nodes,
@@ -29,7 +29,7 @@ from .aggregation import (
     trigonometric_coefficients,
 )
 from .aggregation._trigonometric import default_nodes
-from .randomizers import clip_interval, config_fingerprint, describe_config_mismatch
+from .randomizers import clip_interval
 from .randomizers._ldp_avg import VECTOR_MECHANISMS, VectorAverageRandomizer
 from .utils import check_noise_random_state
 
@@ -389,22 +389,10 @@ default='piecewise'
         reports = randomizer.randomize(X, random_state=rng)
         return self._fit_from_reports(reports, rng)
 
-    def _check_reports(self, reports):
-        # As the mixin's check, with degree='auto' resolved from the reports:
-        # the degree was announced to the users before they replied.
-        config = reports.config
-        degree = config.get("degree") if self.degree == "auto" else None
-        if self.degree == "auto" and not isinstance(degree, Integral):
-            raise ValueError(f"These reports carry no valid degree: {degree!r}.")
-        expected = self.make_randomizer(config.get("n_features"), degree=degree)
-        expected_config = expected.get_config()
-        expected_config["public_seed"] = config.get("public_seed")
-        if config_fingerprint(expected_config) != config_fingerprint(config):
-            raise ValueError(
-                "These reports were made with a randomizer configuration that "
-                "differs from this estimator's: "
-                + describe_config_mismatch(expected_config, config)
-            )
+    def _expected_randomizer(self, config):
+        # degree='auto' was resolved and announced before the users replied.
+        degree = announced_degree(self, config)
+        return self.make_randomizer(config.get("n_features"), degree=degree)
 
     def _fit_server(self, reports, rng):
         config = reports.config
