@@ -72,7 +72,9 @@ def nonlinear_2d(n, rng):
 def sparse_rademacher(n, rng, d=1000):
     n = min(n, 50_000)  # d = 1000 dense features: 50k rows already hold 400 MB
     X = rng.choice([-1.0, 1.0], size=(n, d))
-    return X, (X[:, :5].sum(axis=1) > 0).astype(int)
+    y = (X[:, :5].sum(axis=1) > 0).astype(int)
+    flip = rng.uniform(size=n) < 0.05  # 5% label noise
+    return X, np.where(flip, 1 - y, y)
 
 
 def classification_20d(n, rng):
@@ -250,6 +252,16 @@ ROWS = [
         classification_20d,
         lambda eps: ldp.DPSVRGClassifier(epsilon=eps, random_state=0),
         LogisticRegression,
+        "accuracy",
+    ),
+    supervised(
+        "DPConstrainedClassifier",
+        "central, d=1000, l1 ball, n=50k",
+        sparse_rademacher,
+        lambda eps: ldp.DPConstrainedClassifier(
+            epsilon=eps, radius=8.0, data_norm_type="linf", n_iter=30, random_state=0
+        ),
+        lambda: LogisticRegression(max_iter=1000),
         "accuracy",
     ),
 ]
