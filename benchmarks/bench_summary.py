@@ -13,6 +13,7 @@ Run ``python -m benchmarks.bench_summary [--quick]`` (quick: 20k users).
 import time
 import tracemalloc
 import warnings
+from pathlib import Path
 
 import numpy as np
 from sklearn.datasets import make_classification
@@ -24,7 +25,7 @@ from sklearn.svm import LinearSVC
 
 import sklearn_ldp as ldp
 
-from ._harness import parse_args, report
+from ._harness import OUTPUT_DIR, parse_args, report
 
 EPSILONS = (1.0, 4.0)
 
@@ -267,6 +268,22 @@ ROWS = [
 ]
 
 
+README = Path(__file__).resolve().parent.parent / "README.md"
+START, END = "<!-- summary:start -->", "<!-- summary:end -->"
+
+
+def update_readme(summary_path=None):
+    """Copy the table of ``docs/benchmarks/summary.md`` between the README markers."""
+    summary_path = summary_path or OUTPUT_DIR / "summary.md"
+    lines = summary_path.read_text().splitlines()
+    table = "\n".join(line for line in lines if line.startswith("|"))
+    notes = lines[-1]
+    text = README.read_text()
+    head, rest = text.split(START, 1)
+    _, tail = rest.split(END, 1)
+    README.write_text(f"{head}{START}\n{table}\n\n{notes}\n{END}{tail}")
+
+
 def main():
     args = parse_args(__doc__.splitlines()[0])
     n = 20_000 if args.quick else 1_000_000
@@ -306,6 +323,8 @@ def main():
         notes=notes,
         save=not args.no_save,
     )
+    if not args.quick and not args.no_save:
+        update_readme()
 
 
 if __name__ == "__main__":
