@@ -24,9 +24,12 @@ def output_dir():
     return QUICK_OUTPUT_DIR if _QUICK else OUTPUT_DIR
 
 
-def parse_args(description):
-    """Common command line: ``--quick`` for a reduced grid, ``--seed``."""
+def parse_args(description, extra=()):
+    """Common command line: ``--quick`` for a reduced grid, ``--seed``; ``extra``
+    is a list of ``(flag, add_argument kwargs)`` for script-specific options."""
     parser = argparse.ArgumentParser(description=description)
+    for flag, kwargs in extra:
+        parser.add_argument(flag, **kwargs)
     parser.add_argument("--quick", action="store_true", help="reduced grid (smoke run)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-save", action="store_true", help="print only")
