@@ -51,7 +51,9 @@ def main(argv=None):
             print(proc.stdout[-2000:], proc.stderr[-4000:], sep="\n", file=sys.stderr)
     failed = [name for name, status, _ in results if status != "ok"]
     total = sum(seconds for *_, seconds in results)
-    print(f"benchmarks: {len(results) - len(failed)} ok, {len(failed)} failing, {total:.0f} s")
+    print(
+        f"benchmarks: {len(results) - len(failed)} ok, {len(failed)} failing, {total:.0f} s"
+    )
     return 1 if failed else 0
 
 
