@@ -115,6 +115,7 @@ def supervised(name, regime, data, make_private, make_public, metric):
                 row["peak MiB"] = peak_memory(make_private(eps).fit, X_tr, y_tr)
         return row
 
+    run.data, run.make_private, run.make_public = data, make_private, make_public
     return name, regime, metric, run
 
 
