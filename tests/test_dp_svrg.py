@@ -542,3 +542,18 @@ def test_bad_data():
         DPSVRGClassifier().fit(np.ones((5, 2)), np.zeros(5))
     with pytest.raises(ValueError, match="Unknown label type"):
         DPSVRGClassifier().fit(np.ones((5, 2)), np.linspace(0, 1, 5))
+
+
+@pytest.mark.parametrize("solver", ["gd", "svrg"])
+def test_learning_rate_is_used_and_validated(solver):
+    rng = np.random.RandomState([3, 1])
+    X = rng.uniform(-1, 1, size=(2000, 3)) / np.sqrt(3)
+    y = (X[:, 0] > 0).astype(int)
+    clf = DPSVRGClassifier(
+        epsilon=2.0, solver=solver, learning_rate=0.05, alpha=1e-2, random_state=0
+    ).fit(X, y)
+    assert clf.learning_rate_ == 0.05
+    auto = DPSVRGClassifier(epsilon=2.0, solver=solver, alpha=1e-2, random_state=0)
+    assert auto.fit(X, y).learning_rate_ != 0.05
+    with pytest.raises(ValueError, match="learning_rate"):
+        DPSVRGClassifier(learning_rate=-1.0).fit(X, y)

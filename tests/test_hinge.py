@@ -321,3 +321,17 @@ def test_server_memory_does_not_grow_with_the_degree():
         stored = [v for v in vars(oracle).values() if isinstance(v, np.ndarray)]
         # x, y, and the split: x_dir, y_dir, y_bar (plus a few constants).
         assert sum(v.size for v in stored) <= 2 * x.size + 3 * y.size + 50
+
+
+@pytest.mark.parametrize("coef_norm", [0.3, 2.0])
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_coef_norm_is_the_projection_radius_and_fit_intercept(coef_norm, fit_intercept):
+    X, y = make_data(20_000, seed=5)
+    clf = HingeLDPClassifier(
+        epsilon=4.0, coef_norm=coef_norm, fit_intercept=fit_intercept, random_state=0
+    ).fit(X, y)
+    # The server projects (coef, intercept) onto the l2 ball of radius coef_norm.
+    w = np.append(clf.coef_.ravel(), clf.intercept_)
+    assert np.linalg.norm(w) <= coef_norm * (1 + 1e-9)
+    if not fit_intercept:
+        assert clf.intercept_.tolist() == [0.0]

@@ -443,3 +443,18 @@ def test_auto_projection_is_identity_when_it_cannot_compress():
         for proj in ("auto", "gaussian")
     }
     assert scores["auto"] > 0.99 > scores["gaussian"]
+
+
+def test_data_norm_is_the_public_clipping_bound():
+    small = SparseLDPRegressor(n_components=4, data_norm=1.0, random_state=0)
+    large = SparseLDPRegressor(n_components=4, data_norm=3.0, random_state=0)
+    r_small, r_large = small.make_randomizer(4), large.make_randomizer(4)
+    # The sensitivity, hence the noise, scales with the declared bound.
+    assert r_large.sigma_x == pytest.approx(3.0 * r_small.sigma_x)
+    # Rows are clipped to data_norm before anything is released.
+    features = r_small.features(
+        np.array([[30.0, 40.0, 0.0, 0.0], [0.3, 0.4, 0.0, 0.0]])
+    )
+    np.testing.assert_allclose(np.linalg.norm(features, axis=1), [1.0, 0.5])
+    mean = SparseLDPMeanEstimator(n_components=4, data_norm=2.0, random_state=0)
+    assert mean.make_randomizer(4).get_config()["data_norm"] == 2.0
