@@ -458,3 +458,17 @@ def test_data_norm_is_the_public_clipping_bound():
     np.testing.assert_allclose(np.linalg.norm(features, axis=1), [1.0, 0.5])
     mean = SparseLDPMeanEstimator(n_components=4, data_norm=2.0, random_state=0)
     assert mean.make_randomizer(4).get_config()["data_norm"] == 2.0
+
+
+@pytest.mark.parametrize("half_noise", [False, True])
+def test_privacy_audit_identity_projection(half_noise):
+    """projection='identity' (what 'auto' picks when m >= d): same guarantee, audited."""
+    est = SparseLDPRegressor(epsilon=4.0, n_components=6, random_state=0)
+    rand = est.make_randomizer(6)
+    assert rand.projection == "identity"
+    if half_noise:
+        rand.sigma_x /= 2.0
+        rand.sigma_y /= 2.0
+    x = np.full(6, 50.0)
+    result = audit_randomizer(rand, (x, 9.0), (-x, -9.0), n_draws=40_000)
+    assert result.passed != half_noise, result
