@@ -1,0 +1,230 @@
+"""The baselines every benchmark compares against, in one place.
+
+- **non-private**: the scikit-learn model fitted on the clean records
+  (:func:`nonprivate`);
+- **naive**: every user perturbs its raw record with a standard local
+  mechanism at the same (epsilon, delta) and the server fits scikit-learn on
+  the noisy records as if they were clean (:func:`naive_fit` for Gaussian
+  reports of (x, y), :func:`laplace_records` for the pure-epsilon Laplace
+  version, :func:`randomized_response_tables` for binary data,
+  :func:`deconvolution_density` for densities);
+- **debiased least squares**: the same Gaussian reports, but the server
+  removes the known noise from the sufficient statistics (``E[z z^T] =
+  x x^T + sigma_x^2 I``), projects the Gram matrix to PSD and adds a ridge at
+  the scale of its remaining noise (:class:`GaussianLeastSquares`). Used as a
+  classifier through the sign of its fit. It is the strongest simple
+  competitor of every linear LDP estimator and every page says how it
+  compares.
+
+Every function takes ``seed`` for the users' noise and draws it through
+``check_noise_random_state`` (a stream separate from the populations' data).
+"""
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.metrics import accuracy_score, r2_score
+
+from sklearn_ldp.aggregation import SufficientStatistics, project_psd
+from sklearn_ldp.randomizers import GaussianRecordRandomizer
+from sklearn_ldp.utils import check_noise_random_state
+
+#: delta of every Gaussian mechanism in the benchmarks, unless a script says.
+DELTA = 1e-5
+
+
+def nonprivate(model, X, y=None):
+    """A clone of the scikit-learn ``model`` fitted on the clean records."""
+    model = clone(model)
+    return model.fit(X) if y is None else model.fit(X, y)
+
+
+def record_randomizer(
+    n_features, epsilon, *, delta=DELTA, data_norm=1.0, y_bound=None, classes=None
+):
+    """The naive users' mechanism: (x, y) released jointly with Gaussian noise,
+    calibrated by the analytic Gaussian mechanism (the same randomizer as the
+    library's own Gaussian-report estimators use)."""
+    if classes is None and y_bound is None:
+        raise ValueError("give y_bound (regression) or classes (classification)")
+    return GaussianRecordRandomizer(
+        n_features,
+        epsilon=epsilon,
+        delta=delta,
+        data_norm=data_norm,
+        y_bound=y_bound,
+        classes=classes,
+    )
+
+
+def gaussian_records(X, y, epsilon, seed, **randomizer_params):
+    """Noisy ``(z, v, randomizer)``: every user's Gaussian report of (x, y).
+
+    ``v`` is the noisy target, or the noisy +-1 label for two classes.
+    """
+    randomizer = record_randomizer(X.shape[1], epsilon, **randomizer_params)
+    reports = randomizer.randomize(X, y, random_state=check_noise_random_state(seed))
+    return reports["x"], np.ravel(reports["y"]), randomizer
+
+
+def naive_fit(model, X, y, epsilon, seed, *, classes=None, **randomizer_params):
+    """scikit-learn ``model`` fitted on Gaussian-perturbed records.
+
+    For classification (``classes`` given, two classes) the server labels a
+    noisy report by the sign of its noisy +-1 label.
+    """
+    z, v, _ = gaussian_records(
+        X, y, epsilon, seed, classes=classes, **randomizer_params
+    )
+    if classes is not None:
+        classes = np.asarray(classes)
+        labels = classes[(v > 0).astype(int)]
+        if np.all(labels == labels[0]):  # one class only: keep the fit defined
+            labels[0] = classes[0] if labels[0] == classes[1] else classes[1]
+        v = labels
+    return nonprivate(model, z, v)
+
+
+def laplace_records(X, y, epsilon, seed, *, x_bound=1.0, y_bound=1.0):
+    """Pure epsilon-LDP naive reports: Laplace noise on every coordinate of
+    ``(x, y)`` with ``|x_j| <= x_bound``, ``|y| <= y_bound``; the l1
+    sensitivity of the record is ``2 (p x_bound + y_bound)``."""
+    rng = check_noise_random_state(seed)
+    p = X.shape[1]
+    scale = 2.0 * (p * x_bound + y_bound) / epsilon
+    X = np.clip(X, -x_bound, x_bound)
+    y = np.clip(y, -y_bound, y_bound)
+    return X + rng.laplace(0.0, scale, X.shape), y + rng.laplace(0.0, scale, y.shape)
+
+
+class GaussianLeastSquares:
+    """Least squares from Gaussian reports, debiased or naive, streaming.
+
+    Users release ``(x, y)`` (or ``(x, +-1 label)``) with
+    :func:`record_randomizer`; the server accumulates ``[z, 1]^T [z, 1]`` and
+    ``[z, 1]^T v`` chunk by chunk (memory independent of n). With
+    ``debias=True`` it subtracts ``n sigma_x^2`` from the feature block of the
+    Gram matrix (the constant column carries no noise), projects to PSD and
+    solves with a ridge ``2 sigma_x^2 sqrt(p / n)``, the operator-norm scale
+    of a Wishart's fluctuation (without it, directions the debiasing wiped
+    out are amplified arbitrarily). With ``debias=False`` it is ordinary
+    least squares on the noisy reports (the naive baseline).
+
+    Parameters
+    ----------
+    epsilon, seed : float, int
+        Per-user budget and noise seed.
+    debias : bool, default=True
+    classes : sequence of two labels or None
+        Classification: fit the +-1 label, predict by the sign.
+    **randomizer_params
+        ``delta``, ``data_norm``, ``y_bound`` of :func:`record_randomizer`.
+    """
+
+    def __init__(
+        self, epsilon, seed, *, debias=True, classes=None, **randomizer_params
+    ):
+        self.epsilon, self.seed, self.debias = epsilon, seed, debias
+        self.classes = None if classes is None else np.asarray(classes)
+        self.randomizer_params = randomizer_params
+        self._rng = check_noise_random_state(seed)
+        self._stats = None
+
+    def partial_fit(self, X, y):
+        if self._stats is None:
+            self.randomizer_ = record_randomizer(
+                X.shape[1],
+                self.epsilon,
+                classes=None if self.classes is None else list(self.classes),
+                **self.randomizer_params,
+            )
+            self._stats = SufficientStatistics(X.shape[1] + 1)
+        reports = self.randomizer_.randomize(X, y, random_state=self._rng)
+        z = reports["x"]
+        self._stats.update(np.hstack([z, np.ones((len(z), 1))]), np.ravel(reports["y"]))
+        return self._solve()
+
+    def fit(self, X, y):
+        self._stats = None
+        self._rng = check_noise_random_state(self.seed)
+        return self.partial_fit(X, y)
+
+    def _solve(self):
+        stats, p = self._stats, self._stats.n_components - 1
+        n = stats.n
+        gram, ridge = stats.gram / n, 1e-9
+        if self.debias:
+            sigma2 = self.randomizer_.sigma_x**2
+            gram = project_psd(gram - np.diag(np.append(np.full(p, sigma2), 0.0)))
+            ridge = 2.0 * sigma2 * np.sqrt(p / n) + 1e-9
+        w = np.linalg.solve(gram + ridge * np.eye(p + 1), stats.moment / n)
+        self.coef_, self.intercept_ = w[:p], float(w[p])
+        return self
+
+    def decision_function(self, X):
+        return X @ self.coef_ + self.intercept_
+
+    def predict(self, X):
+        scores = self.decision_function(X)
+        if self.classes is None:
+            return scores
+        return self.classes[(scores > 0).astype(int)]
+
+    def score(self, X, y):
+        """Accuracy (classification) or R^2 (regression)."""
+        if self.classes is None:
+            return r2_score(y, self.predict(X))
+        return accuracy_score(y, self.predict(X))
+
+
+def randomized_response_tables(X, subsets, epsilon, seed):
+    """Naive k-way marginals: randomized response on every bit at
+    ``epsilon / p`` (basic composition), empirical tables of the noisy bits,
+    then the inverse channel applied along each bit of a cell.
+
+    Returns ``(len(subsets), 2^k)`` tables, cell index ``sum_j bit_j 2^j``.
+    """
+    rng = check_noise_random_state(seed)
+    p, k = X.shape[1], subsets.shape[1]
+    flip = 1.0 / (1.0 + np.exp(epsilon / p))
+    noisy = X ^ (rng.uniform(size=X.shape) < flip)
+    tables = histogram_tables(noisy, subsets)
+    inverse = np.linalg.inv(np.array([[1 - flip, flip], [flip, 1 - flip]]))
+    shaped = tables.reshape((-1,) + (2,) * k)
+    for axis in range(1, k + 1):
+        shaped = np.moveaxis(
+            np.tensordot(shaped, inverse.T, axes=([axis], [0])), -1, axis
+        )
+    return shaped.reshape(tables.shape)
+
+
+def histogram_tables(bits, subsets):
+    """Exact k-way tables ``(len(subsets), 2^k)`` of binary data (non-private)."""
+    n, k = bits.shape[0], subsets.shape[1]
+    powers = 1 << np.arange(k)
+    out = np.empty((subsets.shape[0], 2**k))
+    for i, subset in enumerate(subsets):
+        codes = bits[:, subset].astype(np.int64) @ powers
+        out[i] = np.bincount(codes, minlength=2**k) / n
+    return out
+
+
+def deconvolution_density(X, queries, epsilon, seed, bandwidth):
+    """Naive density: users add Laplace noise of scale ``2 p / epsilon`` to
+    every coordinate of ``x`` in ``[-1, 1]^p``; the server runs the
+    Laplace-deconvolution kernel density estimator (Gaussian product kernel,
+    evaluated in query blocks of about 2e7 numbers)."""
+    rng = check_noise_random_state(seed)
+    p = X.shape[1]
+    b = 2.0 * p / epsilon
+    noisy = np.clip(X, -1.0, 1.0) + rng.laplace(0.0, b, size=X.shape)
+    out = np.empty(queries.shape[0])
+    ratio2 = (b / bandwidth) ** 2
+    block = max(1, 20_000_000 // (X.shape[0] * p))
+    for start in range(0, queries.shape[0], block):
+        q = queries[start : start + block]
+        u = (q[:, None, :] - noisy[None, :, :]) / bandwidth
+        kernel = (
+            np.exp(-0.5 * u**2) / np.sqrt(2 * np.pi) * (1.0 - ratio2 * (u**2 - 1.0))
+        )
+        out[start : start + block] = np.prod(kernel / bandwidth, axis=2).mean(axis=1)
+    return out
