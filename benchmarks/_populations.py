@@ -31,7 +31,6 @@ from sklearn.datasets import (
     load_breast_cancer,
     load_diabetes,
     load_digits,
-    make_classification,
 )
 
 #: Held-out users per population (fewer when a population is expensive).
@@ -210,12 +209,37 @@ def _breast_cancer(n, rng):
     return X, data.target[rows]
 
 
-def _classification_54d(n, rng, d=54):
-    X, y = make_classification(
-        n_samples=n, n_features=d, n_informative=20, n_redundant=10, random_state=rng
+def _classification_54d(n, rng, d=54, informative=20, redundant=10):
+    """make_classification's model with a *fixed* structure.
+
+    ``sklearn.datasets.make_classification`` draws the cluster centroids and
+    the mixing matrices from the same random state as the samples, so two
+    calls with different states are two different distributions (train and
+    test users would disagree). Here the structure (two clusters per class
+    at hypercube vertices, their covariance factors, the redundant
+    combinations) comes from the public ``RandomState(54)``; only the users
+    come from ``rng``. 1% of labels are flipped, as make_classification does.
+    """
+    structure = np.random.RandomState(54)
+    vertices = structure.permutation(2**informative)[:4]
+    bits = (vertices[:, None] >> np.arange(informative)) & 1
+    centroids = (2.0 * bits - 1.0).astype(float)
+    factors = structure.uniform(-1, 1, size=(4, informative, informative))
+    combination = structure.uniform(-1, 1, size=(informative, redundant))
+    cluster = rng.randint(4, size=n)
+    z = rng.standard_normal((n, informative))
+    informative_x = np.einsum("ni,nij->nj", z, factors[cluster]) + centroids[cluster]
+    X = np.hstack(
+        [
+            informative_x,
+            informative_x @ combination,
+            rng.standard_normal((n, d - informative - redundant)),
+        ]
     )
-    X = X / (6 * np.sqrt(d))  # public scale: ||x|| <~ 1, users clip
-    return X, y
+    y = cluster % 2
+    flip = rng.uniform(size=n) < 0.01
+    y = np.where(flip, rng.randint(2, size=n), y)
+    return X / (6 * np.sqrt(d)), y  # public scale: ||x|| <~ 1, users clip
 
 
 def _digits_binary(split):
@@ -363,7 +387,8 @@ POPULATIONS = _register(
         "classification_54d",
         "classification",
         _classification_54d,
-        "make_classification, 54 features (20 informative), scaled by 6 sqrt(54)",
+        "make_classification's model (fixed structure), 54 features (20 "
+        "informative, 10 redundant), scaled by 6 sqrt(54)",
         params={"n_features": 54},
     ),
     Population(

@@ -1,60 +1,51 @@
 """Fit time and peak memory against the number of users, next to scikit-learn.
 
-For every estimator of the summary (same tasks, ``bench_summary.ROWS``), at
-n = 1e4, 1e5 and 1e6 users and epsilon = 1: the private fit's wall time
-(simulating every user's randomizer, then the server) and its tracemalloc
-peak, next to the non-private scikit-learn fit on the same data, as ratios.
-Memory should grow no faster than the data itself. Writes
-``docs/benchmarks/scaling.md``. ``--quick``: n = 2e3 and 2e4.
+For every estimator of the summary (same populations and configurations,
+``bench_summary.ROWS``), at n = 1e4, 1e5 and 1e6 users and epsilon = 1: the
+private fit's wall time (simulating every user's randomizer, then the
+server) and its tracemalloc peak, next to the non-private fit on the same
+users (the scikit-learn model; for the mean and the marginals, the exact
+computation), as ratios. Memory should grow no faster than the data itself.
+Writes ``docs/benchmarks/scaling.md``. ``--quick``: n = 2e3 and 2e4.
 """
 
-import time
 import warnings
 
-import numpy as np
-
 from . import bench_summary
-from ._harness import parse_args, report
-
-
-def supervised_tasks():
-    """(name, data, make_private, make_public) of the supervised summary rows."""
-    return [
-        (name, run.data, run.make_private, run.make_public)
-        for name, _, _, run in bench_summary.ROWS
-        if hasattr(run, "data")
-    ]
+from ._harness import Data, parse_args, report, timed
+from ._populations import POPULATIONS
 
 
 def main():
     args = parse_args(__doc__.splitlines()[0])
     sizes = (2_000, 20_000) if args.quick else (10_000, 100_000, 1_000_000)
     rows = []
-    for name, data, make_private, make_public in supervised_tasks():
+    for row in bench_summary.ROWS:
+        population = POPULATIONS[row.population]
+        public, private = row.methods()[:2]
         measured = set()
         for n in sizes:
-            rng = np.random.RandomState([args.seed, n])
-            X, y = data(n, rng)
-            if len(X) in measured:  # a task that caps its own size
+            X, y = population.sample(n, args.seed)
+            if len(X) in measured:  # a population capped by memory
                 continue
             measured.add(len(X))
+            data = Data(X, y, None, None, population, args.seed)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                start = time.perf_counter()
-                make_public().fit(X, y)
-                public = time.perf_counter() - start
-                start = time.perf_counter()
-                make_private(1.0).fit(X, y)
-                private = time.perf_counter() - start
-                peak = bench_summary.peak_memory(make_private(1.0).fit, X, y)
-            data_mib = (X.nbytes + np.asarray(y).nbytes) / 2**20
+                _, public_s, _ = timed(public.fit, data, None, args.seed)
+                _, private_s, _ = timed(private.fit, data, 1.0, args.seed)
+                _, _, peak = timed(
+                    private.fit, data, 1.0, args.seed, measure_memory=True
+                )
+            data_mib = (X.nbytes + (0 if y is None else y.nbytes)) / 2**20
             rows.append(
                 {
-                    "estimator": name,
+                    "estimator": row.name,
+                    "population": row.population,
                     "n": len(X),
-                    "private s": private,
-                    "non-private s": public,
-                    "time ratio": private / public,
+                    "private s": private_s,
+                    "non-private s": public_s,
+                    "time ratio": private_s / public_s,
                     "peak MiB": peak,
                     "data MiB": data_mib,
                     "peak / data": peak / data_mib,
@@ -66,6 +57,7 @@ def main():
         rows,
         [
             "estimator",
+            "population",
             "n",
             "private s",
             "non-private s",
@@ -76,9 +68,11 @@ def main():
         ],
         title="Fit time and peak memory against the number of users (epsilon = 1)",
         notes=(
-            "Tasks of bench_summary (DPConstrainedClassifier caps its own n at "
-            "50k). peak MiB: tracemalloc peak of the private fit; data MiB: X "
-            "and y. One run each on a shared 2-core machine: times are indicative."
+            "Populations and configurations of bench_summary (rademacher_1000d is "
+            "capped at 50k users by memory). peak MiB: tracemalloc peak of the "
+            "private fit; data MiB: X and y. One run each on a shared 2-core "
+            "machine: times are indicative, ratios are within one run. Command: "
+            "python -m benchmarks.bench_scaling"
         ),
         save=not args.no_save,
     )
