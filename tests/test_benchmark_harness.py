@@ -1,0 +1,142 @@
+"""The shared benchmark pieces: populations and baselines are what the report
+rests on, so their properties are tested like library code."""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks._baselines import (  # noqa: E402
+    GaussianLeastSquares,
+    histogram_tables,
+    naive_fit,
+    randomized_response_tables,
+)
+from benchmarks._harness import Method, aggregate, pivot, run_grid  # noqa: E402
+from benchmarks._populations import POPULATIONS  # noqa: E402
+from sklearn_ldp.utils import check_noise_random_state  # noqa: E402
+
+
+@pytest.mark.parametrize("name", sorted(POPULATIONS))
+def test_population_is_reproducible_and_splits_are_distinct(name):
+    population = POPULATIONS[name]
+    X, y = population.sample(200, seed=3)
+    X2, y2 = population.sample(200, seed=3)
+    np.testing.assert_array_equal(X, X2)
+    X_test, _ = population.sample(200, seed=3, split="test")
+    assert not np.array_equal(X, X_test)
+    assert X.shape == (200, population.params["n_features"])
+    if population.data_norm is not None:
+        # The public bound holds for nearly every user (the rest clip).
+        norms = np.linalg.norm(X, axis=1)
+        assert np.mean(norms > population.data_norm + 1e-12) <= 0.02
+    if population.bounds is not None:
+        assert X.min() >= population.bounds[0] and X.max() <= population.bounds[1]
+
+
+def test_population_data_never_replays_the_noise_stream():
+    X, _ = POPULATIONS["nonlinear_5d"].sample(1000, seed=0)
+    noise = check_noise_random_state(0).uniform(-1, 1, size=X.shape)
+    assert not np.any(np.isclose(X, noise))
+
+
+def test_train_and_test_users_come_from_one_distribution():
+    # A population whose structure depended on the stream (as
+    # make_classification's does) would make held-out users unlearnable.
+    from sklearn.linear_model import LogisticRegression
+
+    X, y, X_test, y_test = POPULATIONS["classification_54d"].train_test(
+        20_000, seed=0, n_test=5_000
+    )
+    train = LogisticRegression(max_iter=500).fit(X, y)
+    assert train.score(X_test, y_test) > train.score(X, y) - 0.03
+
+
+def test_debiased_least_squares_is_consistent_and_naive_is_attenuated():
+    rng = np.random.RandomState(0)
+    n, w, var_x = 1_000_000, np.array([0.6, -0.4]), 1.0 / 6.0
+    X = rng.uniform(-1, 1, size=(n, 2)) / np.sqrt(2)
+    y = np.clip(X @ w + 0.05 * rng.standard_normal(n), -1, 1)
+    debiased = GaussianLeastSquares(8.0, seed=1, y_bound=1.0).fit(X, y)
+    naive = GaussianLeastSquares(8.0, seed=1, debias=False, y_bound=1.0).fit(X, y)
+    sigma2 = debiased.randomizer_.sigma_x**2
+    # Debiased: consistent up to its ridge 2 sigma^2 sqrt(p / n), which
+    # shrinks by var_x / (var_x + ridge). Its standard error is about
+    # sigma^2 sqrt(1 + ||w||^2) / (sqrt(n) var_x); 4 of them.
+    ridge = 2.0 * sigma2 * np.sqrt(2 / n)
+    se = sigma2 * np.sqrt(1 + w @ w) / (np.sqrt(n) * var_x)
+    np.testing.assert_allclose(debiased.coef_, w * var_x / (var_x + ridge), atol=4 * se)
+    # Naive least squares is attenuated by var_x / (var_x + sigma^2) (errors
+    # in variables), far outside that band.
+    attenuated = w * var_x / (var_x + sigma2)
+    np.testing.assert_allclose(naive.coef_, attenuated, atol=4 * se)
+    assert np.all(np.abs(debiased.coef_ - attenuated) > 8 * se)
+
+
+def test_streaming_least_squares_accumulates_every_chunk():
+    X, y = POPULATIONS["sparse_linear_20d"].sample(3000, seed=0)
+    stream = GaussianLeastSquares(2.0, seed=5, y_bound=1.0)
+    for start in range(0, 3000, 1000):
+        stream.partial_fit(X[start : start + 1000], y[start : start + 1000])
+    # The same reports (same noise stream, same chunks), solved in one go.
+    rng = check_noise_random_state(5)
+    reports = [
+        stream.randomizer_.randomize(X[s : s + 1000], y[s : s + 1000], random_state=rng)
+        for s in range(0, 3000, 1000)
+    ]
+    Z = np.vstack([np.hstack([r["x"], np.ones((1000, 1))]) for r in reports])
+    v = np.concatenate([np.ravel(r["y"]) for r in reports])
+    assert stream._stats.n == 3000
+    np.testing.assert_allclose(stream._stats.gram, Z.T @ Z, rtol=1e-10)
+    np.testing.assert_allclose(stream._stats.moment, Z.T @ v, rtol=1e-10)
+
+
+def test_naive_classifier_labels_are_the_classes():
+    from sklearn.linear_model import LogisticRegression
+
+    X, y = POPULATIONS["separable_2d"].sample(2000, seed=0)
+    model = naive_fit(LogisticRegression(), X, y, 1.0, seed=0, classes=[0, 1])
+    assert set(model.classes_) == {0, 1}
+
+
+def test_randomized_response_tables_are_unbiased():
+    X, _ = POPULATIONS["binary_8d"].sample(200_000, seed=0)
+    subsets = np.array([[0, 1], [2, 7]])
+    exact = histogram_tables(X, subsets)
+    noisy = randomized_response_tables(X, subsets, epsilon=8.0, seed=0)
+    np.testing.assert_allclose(noisy.sum(axis=1), 1.0, atol=1e-9)
+    # eps / p = 1 per bit: each cell's standard error is below 0.01 here.
+    np.testing.assert_allclose(noisy, exact, atol=0.04)
+
+
+def test_run_grid_times_against_the_non_private_fit_and_pivots():
+    from sklearn.linear_model import LinearRegression
+
+    methods = [
+        Method("ols", lambda d, e, s: LinearRegression().fit(d.X, d.y), "non-private"),
+        Method(
+            "debiased",
+            lambda d, e, s: GaussianLeastSquares(e, s, y_bound=1.0).fit(d.X, d.y),
+            "baseline",
+            epsilons=(4.0,),
+        ),
+    ]
+    rows = run_grid(
+        POPULATIONS["linear_1d"],
+        methods,
+        lambda model, data: {"r2": model.score(data.X_test, data.y_test)},
+        sizes=[500],
+        epsilons=[1.0, 4.0],
+        seeds=(0, 1),
+    )
+    assert [(r["method"], r["epsilon"]) for r in rows[:2]] == [
+        ("ols", "inf"),
+        ("debiased", 4.0),
+    ]
+    assert all(np.isfinite(r["time ratio"]) for r in rows)
+    table, columns = pivot(aggregate(rows, ["r2"]), "r2")
+    assert columns == ["population", "n", "epsilon", "ols", "debiased"]
+    assert len(table) == 1 and table[0]["epsilon"] == 4.0
