@@ -228,3 +228,53 @@ def deconvolution_density(X, queries, epsilon, seed, bandwidth):
         )
         out[start : start + block] = np.prod(kernel / bandwidth, axis=2).mean(axis=1)
     return out
+
+
+class LinearModel:
+    """A fixed linear classifier ``[X w + b > 0]`` (e.g. a ball minimum)."""
+
+    def __init__(self, coef, intercept):
+        self.coef_, self.intercept_ = np.asarray(coef), float(intercept)
+
+    def decision_function(self, X):
+        return X @ self.coef_ + self.intercept_
+
+    def score(self, X, y):
+        return float(np.mean((self.decision_function(X) > 0) == y))
+
+
+def linear_parts(model):
+    """``(coef, intercept)`` of a fitted binary linear model, as 1-D and float."""
+    return np.ravel(model.coef_), float(np.ravel(model.intercept_)[0])
+
+
+def ball_minimum(loss, derivative, X, y, radius, data_norm=1.0):
+    """Exact minimum of a margin loss over ``||(w, b)|| <= radius`` (scipy SLSQP).
+
+    The non-private optimum of the problem the private linear classifiers
+    solve (features divided by their public ``data_norm``, the constraint on
+    ``(w, b)``): excess risk is measured against it. ``loss(margins)`` and
+    ``derivative(margins)`` act elementwise on ``s <w, x> + s b``, with
+    ``s = 2 y - 1``. Returns a :class:`LinearModel` in the original units.
+    """
+    from scipy.optimize import minimize
+
+    s = 2.0 * y - 1.0
+    Z = np.hstack([X / data_norm, np.ones((len(X), 1))])
+
+    def risk(w):
+        return np.mean(loss(s * (Z @ w)))
+
+    def grad(w):
+        return (derivative(s * (Z @ w)) * s) @ Z / len(X)
+
+    ball = {"type": "ineq", "fun": lambda w: radius**2 - w @ w, "jac": lambda w: -2 * w}
+    result = minimize(
+        risk,
+        np.zeros(Z.shape[1]),
+        jac=grad,
+        method="SLSQP",
+        constraints=[ball],
+        options={"ftol": 1e-12, "maxiter": 500},
+    )
+    return LinearModel(result.x[:-1] / data_norm, result.x[-1])

@@ -108,8 +108,9 @@ class Method:
     takes. ``mode`` is 'improved' (the library's default configuration),
     'paper' (the seed paper's configuration, as printed or as corrected),
     'baseline' (naive, debiased least squares, ...) or 'non-private' (fitted
-    once per population draw; ``epsilon`` is None). ``max_n`` and
-    ``epsilons`` restrict where the method runs (the notes say why).
+    once per population draw; ``epsilon`` is None). ``max_n``,
+    ``epsilons`` and ``where(n, epsilon) -> bool`` restrict where the method
+    runs (the table notes must say why).
     """
 
     name: str
@@ -117,9 +118,16 @@ class Method:
     mode: str = "improved"
     max_n: int | None = None
     epsilons: tuple | None = None
+    where: Callable | None = None
 
     def runs_at(self, n, epsilon):
         if self.max_n is not None and n > self.max_n:
+            return False
+        if (
+            self.where is not None
+            and epsilon is not None
+            and not self.where(n, epsilon)
+        ):
             return False
         if self.mode == "non-private":
             return epsilon is None
@@ -233,6 +241,22 @@ def pivot(table, metric, keys=("n", "epsilon")):
     return list(out.values()), columns
 
 
+def time_table(table, reference):
+    """Time ratios (fit time / the ``reference`` method's on the same draw),
+    with the reference's seconds as a column for scale."""
+    rows, columns = pivot(table, "time ratio")
+    seconds = {
+        (r["population"], r["n"]): r["seconds"]
+        for r in table
+        if r["method"] == reference
+    }
+    for row in rows:
+        row[f"{reference} s"] = seconds.get((row["population"], row["n"]), np.nan)
+        row.pop(reference, None)
+    columns = [c for c in columns if c != reference] + [f"{reference} s"]
+    return rows, columns
+
+
 MODE_STYLE = {
     "improved": "-",
     "paper": "--",
@@ -257,6 +281,11 @@ def plot_utility(table, metric, name, *, ylabel=None, logy=False, title=None):
     )
     methods = list(dict.fromkeys(r["method"] for r in table))
     colors = {m: f"C{i % 10}" for i, m in enumerate(methods)}
+    references = [
+        m
+        for m in methods
+        if any(r["method"] == m and r["epsilon"] == "inf" for r in table)
+    ]
     for ax, (population, n) in zip(axes.flat, panels, strict=False):
         here = [r for r in table if r["population"] == population and r["n"] == n]
         for method in methods:
@@ -279,7 +308,14 @@ def plot_utility(table, metric, name, *, ylabel=None, logy=False, title=None):
                 )
             for r in here:
                 if r["method"] == method and r["epsilon"] == "inf":
-                    ax.axhline(r[metric], color="black", lw=1, label=method)
+                    k = references.index(method)
+                    ax.axhline(
+                        r[metric],
+                        color=("black", "dimgray", "darkgray")[k % 3],
+                        ls=("-", "-.", (0, (1, 1)))[k % 3],
+                        lw=1,
+                        label=method,
+                    )
         ax.set_xscale("log", base=2)
         if logy:
             ax.set_yscale("log")
