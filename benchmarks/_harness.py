@@ -308,6 +308,8 @@ def plot_utility(table, metric, name, *, ylabel=None, logy=False, title=None):
                 )
             for r in here:
                 if r["method"] == method and r["epsilon"] == "inf":
+                    if logy and not r[metric] > 0:  # exact (error 0): no line
+                        continue
                     k = references.index(method)
                     ax.axhline(
                         r[metric],

@@ -444,7 +444,7 @@ POPULATIONS = _register(
             bounds=(0, 1),
             params={"n_features": p},
         )
-        for p in (8, 10)
+        for p in (8, 10, 12, 16, 24)
     ),
     *(
         Population(

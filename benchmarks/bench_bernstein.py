@@ -1,19 +1,27 @@
 """LocalBernsteinRegressor: excess empirical risk against n, epsilon, mechanism and h.
 
-Data: one feature plus an intercept (q = 2 coefficients), x ~ U(-1, 1),
-y = 0.5 x + 0.1 + 0.3 N(0, 1) clipped to [-1, 1]; public bounds
-data_norm = y_bound = 1 and the box [-1, 1]^2. The excess empirical risk of
-coefficients w is L(w) - L(w*), L the mean squared loss on the (clipped)
-data and w* its non-private minimizer over the box (which sklearn's
-LinearRegression also attains here, since w* is inside the box).
+Population ``linear_1d`` (:mod:`benchmarks._populations`): one feature plus
+an intercept (q = 2 coefficients), public bounds data_norm = y_bound = 1 and
+the coefficient box [-1, 1]^2. The metric is the excess empirical risk
+L(w) - L(w*) of the fitted coefficients w on the training users, L the mean
+squared loss and w* its exact minimizer over the box (seed 001 bounds this
+quantity; w* is inside the box here, so LinearRegression also attains it).
 
-Compared methods, all at the same epsilon per user:
-- LocalBernsteinRegressor with each mechanism, h in {1, 2, 3}, degree='auto';
-- naive: each user adds Laplace noise to its raw (x, y) (l1 sensitivity 4,
-  scale 4 / epsilon), the server fits LinearRegression on the noisy data;
-- debiased sufficient statistics: Gaussian (x, y) release at
-  (epsilon, delta = 1e-6) -- not pure LDP, a reference only -- and least
-  squares on the debiased Gram matrix over the box.
+Methods, all at the same epsilon per user:
+- improved: LocalBernsteinRegressor with its defaults (mechanism='piecewise',
+  iterated_order h = 3, degree='auto');
+- paper: mechanism='full_grid' (seed 001 Algorithm 2: every user releases all
+  (k + 1)^q grid values with Laplace noise under basic composition);
+- variants: the other partition mechanisms 'duchi', 'laplace' and
+  'bassily_smith' (seed 001 Algorithm 3, correctly calibrated);
+- non-private: LinearRegression and the box-constrained least squares w*;
+- naive: pure-epsilon Laplace reports of (x, y) (``laplace_records``), then
+  LinearRegression on the noisy records;
+- debiased LS: Gaussian reports of (x, y) at (epsilon, delta = 1e-5) and
+  least squares on the debiased Gram matrix (``GaussianLeastSquares``; not
+  pure LDP, a reference).
+
+A second table is the h (iterated_order) ablation of the default mechanism.
 
 Run ``python -m benchmarks.bench_bernstein [--quick]``.
 """
@@ -22,212 +30,234 @@ import numpy as np
 from scipy.optimize import minimize
 from sklearn.linear_model import LinearRegression
 
-from benchmarks._harness import parse_args, report, save_figure, timed
+from benchmarks._baselines import (
+    DELTA,
+    GaussianLeastSquares,
+    laplace_records,
+    nonprivate,
+)
+from benchmarks._harness import (
+    Method,
+    aggregate,
+    format_table,
+    parse_args,
+    pivot,
+    plot_utility,
+    report,
+    run_grid,
+    time_table,
+)
+from benchmarks._populations import POPULATIONS
 from sklearn_ldp import LocalBernsteinRegressor
-from sklearn_ldp.randomizers import GaussianRecordRandomizer
 
-MECHANISMS = ("piecewise", "duchi", "laplace", "bassily_smith", "full_grid")
+POPULATION = POPULATIONS["linear_1d"]
 BOX = [(-1.0, 1.0), (-1.0, 1.0)]
+METRIC = "excess risk"
 
 
-def make_data(n, rng):
-    X = rng.uniform(-1.0, 1.0, size=(n, 1))
-    y = np.clip(0.5 * X[:, 0] + 0.1 + 0.3 * rng.standard_normal(n), -1.0, 1.0)
-    return X, y
+def design(X):
+    return np.hstack([X, np.ones((X.shape[0], 1))])
 
 
 def risk(w, X, y):
     return float(np.mean((y - X @ w[:-1] - w[-1]) ** 2))
 
 
-def box_least_squares(gram, moment, n):
-    """Minimize (w^T gram w - 2 moment^T w) / n over the box."""
+def box_least_squares(X, y):
+    """The exact minimizer of the mean squared loss over the coefficient box."""
+    A = design(X)
+    gram, moment, n = A.T @ A, A.T @ y, len(y)
 
     def objective(w):
         return (w @ gram @ w - 2.0 * moment @ w) / n, 2.0 * (gram @ w - moment) / n
 
-    return minimize(objective, np.zeros(2), jac=True, method="L-BFGS-B", bounds=BOX).x
+    start = np.clip(np.linalg.lstsq(A, y, rcond=None)[0], -1.0, 1.0)
+    return minimize(objective, start, jac=True, method="L-BFGS-B", bounds=BOX).x
 
 
-def naive_laplace(X, y, epsilon, rng):
-    scale = 4.0 / epsilon  # |x| <= 1 and |y| <= 1: l1 sensitivity 2 + 2
-    Xn = X + rng.laplace(0.0, scale, size=X.shape)
-    yn = y + rng.laplace(0.0, scale, size=y.shape)
-    model = LinearRegression().fit(Xn, yn)
-    return np.r_[model.coef_, model.intercept_]
+def coefficients(model):
+    return np.r_[np.ravel(model.coef_), model.intercept_]
 
 
-def debiased_gaussian(X, y, epsilon, rng):
-    rand = GaussianRecordRandomizer(1, epsilon=epsilon, delta=1e-6, y_bound=1.0)
-    reports = rand.randomize(X, y, random_state=int(rng.integers(2**31 - 1)))
-    z, v, n = reports["x"][:, 0], reports["y"], len(reports)
-    gram = np.array([[z @ z - n * rand.sigma_x**2, z.sum()], [z.sum(), n]])
-    moment = np.array([z @ v, v.sum()])
-    return box_least_squares(gram, moment, n)
+def bernstein(**params):
+    def fit(data, epsilon, seed):
+        est = LocalBernsteinRegressor(epsilon=epsilon, random_state=seed, **params)
+        return est.fit(data.X, data.y)
+
+    return fit
+
+
+def naive(data, epsilon, seed):
+    Xn, yn = laplace_records(data.X, data.y, epsilon, seed, x_bound=1.0, y_bound=1.0)
+    return LinearRegression().fit(Xn, yn)
+
+
+def debiased(data, epsilon, seed):
+    return GaussianLeastSquares(
+        epsilon, seed, data_norm=POPULATION.data_norm, y_bound=POPULATION.y_bound
+    ).fit(data.X, data.y)
+
+
+class BoxLeastSquares:
+    def fit(self, X, y):
+        w = box_least_squares(X, y)
+        self.coef_, self.intercept_ = w[:-1], float(w[-1])
+        return self
+
+
+def evaluate(model, data):
+    if "best" not in data.cache:
+        data.cache["best"] = risk(box_least_squares(data.X, data.y), data.X, data.y)
+    excess = risk(coefficients(model), data.X, data.y) - data.cache["best"]
+    return {
+        METRIC: 0.0 if abs(excess) < 1e-12 else excess,
+        "degree": float(getattr(model, "degree_", np.nan)),
+    }
+
+
+def main_methods(quick):
+    methods = [
+        Method(
+            "LinearRegression",
+            lambda d, e, s: nonprivate(LinearRegression(), d.X, d.y),
+            "non-private",
+        ),
+        Method(
+            "box LS",
+            lambda d, e, s: BoxLeastSquares().fit(d.X, d.y),
+            "non-private",
+        ),
+        Method("piecewise (default)", bernstein(), "improved"),
+        Method("full_grid (paper)", bernstein(mechanism="full_grid"), "paper"),
+    ]
+    if not quick:
+        methods += [
+            Method("duchi", bernstein(mechanism="duchi"), "improved"),
+            Method("laplace", bernstein(mechanism="laplace"), "improved"),
+            Method("bassily_smith", bernstein(mechanism="bassily_smith"), "paper"),
+        ]
+    methods += [
+        Method("naive Laplace + OLS", naive, "baseline"),
+        Method("debiased LS", debiased, "baseline"),
+    ]
+    return methods
+
+
+def order_methods(orders):
+    return [
+        Method(f"piecewise, h = {h}", bernstein(iterated_order=h), "improved")
+        for h in orders
+    ]
 
 
 def main():
     args = parse_args(__doc__.splitlines()[0])
-    if args.quick:
-        sizes, epsilons, orders, repeats = [10_000, 100_000], [1.0, 4.0], [1, 2], 1
+    quick = args.quick
+    if quick:
+        sizes, epsilons, orders = (5_000, 20_000), (1.0, 4.0), (1, 3)
+        seeds = (0,)
+        order_sizes = (20_000,)
     else:
-        sizes, epsilons, orders, repeats = (
-            [10_000, 100_000, 1_000_000],
-            [0.5, 1.0, 2.0, 4.0, 8.0],
-            [1, 2, 3],
-            3,
+        sizes, epsilons, orders = (
+            (10_000, 100_000, 1_000_000),
+            (0.5, 1, 2, 4, 8),
+            (1, 2, 3),
         )
-    rng = np.random.default_rng(args.seed)
-    rows, curves = [], {}
-    for n in sizes:
-        X, y = make_data(n, np.random.RandomState(args.seed))
-        w_star = box_least_squares(
-            np.c_[X, np.ones(n)].T @ np.c_[X, np.ones(n)], np.c_[X, np.ones(n)].T @ y, n
-        )
-        best = risk(w_star, X, y)
-        sk = LinearRegression().fit(X, y)
-        sk_excess = risk(np.r_[sk.coef_, sk.intercept_], X, y) - best
-        for epsilon in epsilons:
-            naive = np.mean(
-                [
-                    risk(naive_laplace(X, y, epsilon, rng), X, y) - best
-                    for _ in range(repeats)
-                ]
-            )
-            debiased = np.mean(
-                [
-                    risk(debiased_gaussian(X, y, epsilon, rng), X, y) - best
-                    for _ in range(repeats)
-                ]
-            )
-            for order in orders:
-                row = {
-                    "n": n,
-                    "eps": epsilon,
-                    "h": order,
-                    "sklearn": sk_excess,
-                    "naive": naive,
-                    "debiased SS (delta=1e-6)": debiased,
-                }
-                for mechanism in MECHANISMS:
-                    excess, seconds, degrees = [], [], []
-                    for _rep in range(repeats):
-                        est = LocalBernsteinRegressor(
-                            epsilon=epsilon,
-                            iterated_order=order,
-                            mechanism=mechanism,
-                            random_state=int(rng.integers(2**31 - 1)),
-                        )
-                        est, sec, _ = timed(est.fit, X, y)
-                        excess.append(
-                            risk(np.r_[est.coef_, est.intercept_], X, y) - best
-                        )
-                        seconds.append(sec)
-                        degrees.append(est.degree_)
-                    row[mechanism] = float(np.mean(excess))
-                    row[f"k {mechanism}"] = int(np.median(degrees))
-                    curves[(n, epsilon, order, mechanism)] = float(np.mean(excess))
-                    curves[(n, epsilon, "time", mechanism)] = float(np.mean(seconds))
-                curves[(n, epsilon, "naive")] = naive
-                curves[(n, epsilon, "debiased")] = debiased
-                rows.append(row)
-                print(
-                    {
-                        k: (round(v, 5) if isinstance(v, float) else v)
-                        for k, v in row.items()
-                    }
-                )
-    columns = [
-        "n",
-        "eps",
-        "h",
-        *MECHANISMS,
-        "naive",
-        "debiased SS (delta=1e-6)",
-        "sklearn",
-    ]
+
+        def seeds(n):
+            return range(5) if n <= 100_000 else range(3)
+
+        order_sizes = sizes
+    seeds_text = "one seed" if quick else "5 seeds at n <= 1e5, 3 at n = 1e6"
+    command = "python -m benchmarks.bench_bernstein" + (" --quick" if quick else "")
+
+    rows = run_grid(
+        POPULATION,
+        main_methods(quick),
+        evaluate,
+        sizes=sizes,
+        epsilons=epsilons,
+        seeds=seeds,
+    )
+    table = aggregate(rows, [METRIC, "degree"])
+    utility, columns = pivot(table, METRIC)
+    times, time_columns = time_table(table, "LinearRegression")
+    degrees, degree_columns = pivot(
+        [r for r in table if r["mode"] in ("improved", "paper")], "degree"
+    )
     notes = (
-        "Excess empirical risk L(w) - L(w*) (mean squared loss, w* the non-private "
-        f"minimizer over the box), mean of {repeats} runs; degree='auto'. Chosen "
-        "degrees (median): "
-        + "; ".join(
-            f"n={r['n']}, eps={r['eps']}, h={r['h']}: "
-            + ", ".join(f"{m} {r[f'k {m}']}" for m in MECHANISMS)
-            for r in rows
-        )
-        + "\n\nFit times (s, mean) at the largest n: "
-        + ", ".join(
-            f"{m} eps={e}: {curves[(sizes[-1], e, 'time', m)]:.2f}"
-            for m in MECHANISMS
-            for e in epsilons[-1:]
-        )
-        + "\n\nCommand: `python -m benchmarks.bench_bernstein"
-        + (" --quick`" if args.quick else "`")
+        f"Population `{POPULATION.name}`: {POPULATION.description}; public bounds "
+        "data_norm = y_bound = 1, coefficient box [-1, 1]^2. Excess empirical risk "
+        "L(w) - L(w*) on the training users (mean squared loss; w* = box LS, the "
+        "exact minimizer over the box; the optimal risk is about 0.087), mean over "
+        f"{seeds_text}. Columns: `piecewise (default)` = LocalBernsteinRegressor "
+        "defaults (improved: mechanism='piecewise', h = 3, degree='auto'); "
+        "`full_grid (paper)` = mechanism='full_grid' (seed 001 Alg. 2, all "
+        "(k+1)^2 grid values with Laplace noise, basic composition); `duchi`, "
+        "`laplace`, `bassily_smith` = the other partition mechanisms (seed 001 "
+        "Alg. 3 is bassily_smith); `LinearRegression`, `box LS` = non-private "
+        "(excess 0 up to rounding); `naive Laplace + OLS` = every user adds "
+        "Laplace noise of scale 4 / epsilon to (x, y) (pure epsilon-LDP, "
+        "`laplace_records`), LinearRegression on the noisy records; `debiased LS` "
+        f"= Gaussian (x, y) reports at (epsilon, delta = {DELTA:g}) and least "
+        "squares on the debiased Gram matrix (`GaussianLeastSquares`; weaker than "
+        "pure LDP, a reference).\n\n"
+        "Fit time / LinearRegression's fit time on the same users (the private "
+        "fits simulate every user's randomizer):\n\n"
+        + format_table(times, time_columns)
+        + "\n\nGrid degree k chosen by degree='auto' (mean over seeds):\n\n"
+        + format_table(degrees, degree_columns)
+        + f"\n\nCommand: `{command}`."
     )
     report(
         "bench_bernstein",
-        rows,
+        utility,
         columns,
         title="LocalBernsteinRegressor: excess empirical risk (1 feature + intercept)",
         notes=notes,
         save=not args.no_save,
     )
-    if args.no_save:
-        return
-    import matplotlib
+    if not args.no_save:
+        plot_utility(
+            [r for r in table if r["mode"] != "non-private"],
+            METRIC,
+            "bench_bernstein",
+            ylabel="excess empirical risk",
+            logy=True,
+        )
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
-    n_plot, order_plot = sizes[-1], orders[min(1, len(orders) - 1)]
-    for mechanism in MECHANISMS:
-        axes[0].plot(
-            epsilons,
-            [curves[(n_plot, e, order_plot, mechanism)] for e in epsilons],
-            marker="o",
-            label=mechanism,
-        )
-    for key, label in (("naive", "naive Laplace + OLS"), ("debiased", "debiased SS")):
-        axes[0].plot(
-            epsilons,
-            [curves[(n_plot, e, key)] for e in epsilons],
-            ls="--",
-            marker="x",
-            label=label,
-        )
-    axes[0].set(
-        xscale="log",
-        yscale="log",
-        xlabel="epsilon",
-        ylabel="excess empirical risk",
-        title=f"n = {n_plot}, h = {order_plot}",
+    rows = run_grid(
+        POPULATION,
+        order_methods(orders),
+        evaluate,
+        sizes=order_sizes,
+        epsilons=epsilons,
+        seeds=seeds,
     )
-    eps_plot = epsilons[-2] if len(epsilons) > 1 else epsilons[0]
-    for order in orders:
-        axes[1].plot(
-            sizes,
-            [curves[(n, eps_plot, order, "piecewise")] for n in sizes],
-            marker="o",
-            label=f"piecewise, h = {order}",
+    table = aggregate(rows, [METRIC, "degree"])
+    utility, columns = pivot(table, METRIC)
+    degrees, _ = pivot(table, "degree")
+    k_column = "k (h = " + " / ".join(str(h) for h in orders) + ")"
+    for row, degree_row in zip(utility, degrees, strict=True):
+        row[k_column] = " / ".join(
+            f"{degree_row[f'piecewise, h = {h}']:.3g}" for h in orders
         )
-    axes[1].plot(
-        sizes,
-        [curves[(n, eps_plot, "naive")] for n in sizes],
-        ls="--",
-        marker="x",
-        label="naive Laplace + OLS",
+    notes = (
+        f"Population `{POPULATION.name}` as in `bench_bernstein.md`; excess "
+        "empirical risk of LocalBernsteinRegressor (mechanism='piecewise', "
+        "degree='auto') for each iterated_order h (the default is h = 3), mean over "
+        f"{seeds_text}; the last column is the mean grid degree k that "
+        "degree='auto' chose for each h. "
+        f"Command: `{command}`."
     )
-    axes[1].set(
-        xscale="log",
-        yscale="log",
-        xlabel="n users",
-        title=f"epsilon = {eps_plot}",
+    report(
+        "bench_bernstein_order",
+        utility,
+        [*columns, k_column],
+        title="LocalBernsteinRegressor: iterated order h (excess empirical risk)",
+        notes=notes,
+        save=not args.no_save,
     )
-    for ax in axes:
-        ax.legend(fontsize=7)
-        ax.grid(alpha=0.3)
-    save_figure(fig, "bench_bernstein")
 
 
 if __name__ == "__main__":

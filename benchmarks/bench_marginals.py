@@ -1,199 +1,299 @@
-"""KWayMarginalsLDP: maximum error over all k-way marginals against n, p, k and epsilon.
+"""KWayMarginalsLDP: maximum error over all k-way marginals against n, epsilon, k and p.
 
-Data: binary records from a mixture of two latent classes (so features are
-dependent and marginals are not products): class c ~ Bernoulli(0.4), then
-x_j ~ Bernoulli(a_j) or Bernoulli(b_j) given c, with a, b spread in
-[0.05, 0.95]. The error of a method is the largest absolute error over
-every cell of every marginal table of k features (all C(p, k) subsets x 2^k
-cells) against the exact empirical marginals (which is what the
-non-private computation returns: error 0).
+Populations ``binary_8d`` and ``binary_10d`` (:mod:`benchmarks._populations`):
+p correlated bits from a two-class latent mixture (so marginals are not
+products). The error of a method is the largest absolute error over every
+cell of every marginal table of k = 3 features (all C(p, k) subsets x 2^k
+cells) against the exact tables of the same users, which is what the
+non-private computation returns (error 0).
 
-Compared methods, all pure epsilon-LDP per user:
-- ``ldp``: KWayMarginalsLDP (multilinear vector, piecewise, one sampled
-  coordinate per user) with the exact polynomial, gamma = 0;
-- ``ldp_tuv``: the same with the Thaler-Ullman-Vadhan polynomial,
-  gamma = 0.2 (the estimator's default; degree t < k from k = 4 on, the
-  exact polynomial below);
-- ``paper``: the printed protocol, monomial vector of C(p + t, t) entries,
-  every entry with Lap(d b / epsilon) (only where n d fits in memory);
-- ``naive``: each user flips every bit with randomized response at
-  epsilon / p (basic composition); the server inverts the flip channel on
-  the k-way histogram of noisy bits (unbiased).
+Methods, all pure epsilon-LDP per user:
+- improved: KWayMarginalsLDP with its defaults (k = 3, gamma = 0.2,
+  coefficients='multilinear', one publicly sampled coordinate per user with
+  the piecewise mechanism);
+- paper: coefficients='monomial' (seed 001 Alg. 6's vector of all C(p + t, t)
+  monomials, sampled like the default), and the printed protocol in full:
+  the monomial vector with mechanism='full_vector' (every entry with
+  Lap(d b / epsilon));
+- non-private: the exact tables (``histogram_tables``);
+- naive: randomized response on every bit at epsilon / p, channel inversion
+  on the noisy tables (``randomized_response_tables``).
+Debiased least squares does not apply (no regression target).
+
+Further tables: the order k (gamma = 0, the exact polynomial, against the
+default gamma = 0.2, the Thaler-Ullman-Vadhan polynomial) and the number of
+features p.
 
 Run ``python -m benchmarks.bench_marginals [--quick]``.
 """
 
 import itertools
+from math import comb
 
 import numpy as np
 
-from benchmarks._harness import parse_args, report, save_figure, timed
+from benchmarks._baselines import histogram_tables, randomized_response_tables
+from benchmarks._harness import (
+    Method,
+    aggregate,
+    format_table,
+    parse_args,
+    pivot,
+    plot_utility,
+    report,
+    run_grid,
+    time_table,
+)
+from benchmarks._populations import POPULATIONS
 from sklearn_ldp import KWayMarginalsLDP
 
-
-def make_data(n, p, rng):
-    a = np.linspace(0.05, 0.95, p)
-    b = a[::-1].copy()
-    latent = rng.uniform(size=(n, 1)) < 0.4
-    prob = np.where(latent, a, b)
-    return (rng.uniform(size=(n, p)) < prob).astype(np.int8)
+K = 3
+METRIC = "max error"
+#: The library refuses full-vector reports beyond 2^27 values (n x vector length).
+FULL_VECTOR_MAX_VALUES = 2**27
 
 
-def histogram_tables(bits, subsets):
-    """Empirical k-way tables ``(m, 2^k)``, cell index = sum_j bit_j 2^j."""
-    n, k = bits.shape[0], subsets.shape[1]
-    powers = 1 << np.arange(k)
-    out = np.empty((subsets.shape[0], 2**k))
-    for i, subset in enumerate(subsets):
-        codes = bits[:, subset].astype(np.int64) @ powers
-        out[i] = np.bincount(codes, minlength=2**k) / n
-    return out
+def subsets_of(p, k):
+    return np.array(list(itertools.combinations(range(p), k)))
 
 
-def naive_tables(X, subsets, epsilon, rng):
-    """Randomized response on every bit at epsilon / p, then channel inversion."""
-    p, k = X.shape[1], subsets.shape[1]
-    flip = 1.0 / (1.0 + np.exp(epsilon / p))
-    noisy = X ^ (rng.uniform(size=X.shape) < flip)
-    tables = histogram_tables(noisy, subsets)
-    inverse = np.linalg.inv(np.array([[1 - flip, flip], [flip, 1 - flip]]))
-    # Apply the inverse channel along each of the k bits of the cell index.
-    shaped = tables.reshape((-1,) + (2,) * k)
-    for axis in range(1, k + 1):
-        shaped = np.moveaxis(
-            np.tensordot(shaped, inverse.T, axes=([axis], [0])), -1, axis
-        )
-    return shaped.reshape(tables.shape)
-
-
-def ldp_tables(X, subsets, epsilon, k, rng, **params):
-    est = KWayMarginalsLDP(epsilon=epsilon, k=k, random_state=rng, **params).fit(X)
-    tables = est.marginal_tables(subsets)
-    # marginal_tables puts feature j on axis j; flatten to the bit-j-is-2^j index.
+def flat_tables(estimator, subsets):
+    """``marginal_tables`` puts bit j on axis j; flatten to cell sum_j bit_j 2^j
+    (the layout of ``histogram_tables``)."""
+    tables = estimator.marginal_tables(subsets)
     u = subsets.shape[1]
-    return tables.transpose([0] + list(range(u, 0, -1))).reshape(len(subsets), -1)
+    return tables.transpose([0, *range(u, 0, -1)]).reshape(len(subsets), -1)
 
 
-def max_error(X, k, epsilon, method, rng):
-    subsets = np.array(list(itertools.combinations(range(X.shape[1]), k)))
-    exact = histogram_tables(X, subsets)
-    if method == "naive":
-        tables = naive_tables(X, subsets, epsilon, rng)
-    elif method == "ldp":
-        tables = ldp_tables(X, subsets, epsilon, k, rng, gamma=0.0)
-    elif method == "ldp_tuv":
-        tables = ldp_tables(X, subsets, epsilon, k, rng, gamma=0.2)
-    else:
-        tables = ldp_tables(
-            X,
-            subsets,
-            epsilon,
-            k,
-            rng,
-            coefficients="monomial",
-            mechanism="full_vector",
-        )
-    return float(np.max(np.abs(tables - exact)))
+def ldp(k=K, **params):
+    def fit(data, epsilon, seed):
+        est = KWayMarginalsLDP(epsilon=epsilon, k=k, random_state=seed, **params)
+        est.fit(data.X)
+        return k, flat_tables(est, subsets_of(data.X.shape[1], k))
+
+    return fit
 
 
-def paper_fits(n, p, k):
-    from math import comb
+def naive(k=K):
+    def fit(data, epsilon, seed):
+        subsets = subsets_of(data.X.shape[1], k)
+        return k, randomized_response_tables(data.X, subsets, epsilon, seed)
 
-    return n * comb(p + k, k) <= 2**25
+    return fit
 
 
-def run(settings, methods, seed):
+def exact(k=K):
+    def fit(data, epsilon, seed):
+        return k, histogram_tables(data.X, subsets_of(data.X.shape[1], k))
+
+    return fit
+
+
+def evaluate(result, data):
+    k, tables = result
+    if k not in data.cache:
+        data.cache[k] = histogram_tables(data.X, subsets_of(data.X.shape[1], k))
+    return {METRIC: float(np.max(np.abs(tables - data.cache[k])))}
+
+
+def monomial_length(p, k=K):
+    # k <= 3: the exact polynomial, degree t = k.
+    return comb(p + k, k)
+
+
+def main_methods(p):
+    full_vector_max_n = FULL_VECTOR_MAX_VALUES // monomial_length(p)
+    return [
+        Method("exact tables", exact(), "non-private"),
+        Method("multilinear (default)", ldp(), "improved"),
+        Method("monomial (paper)", ldp(coefficients="monomial"), "paper"),
+        Method(
+            "monomial, full_vector (printed)",
+            ldp(coefficients="monomial", mechanism="full_vector"),
+            "paper",
+            max_n=full_vector_max_n,
+        ),
+        Method("naive RR", naive(), "baseline"),
+    ]
+
+
+def order_ablation(population, n, epsilons, orders, seeds):
+    methods = []
+    for k in orders:
+        methods += [
+            Method(f"gamma = 0|{k}", ldp(k, gamma=0.0), "improved"),
+            Method(f"gamma = 0.2 (default)|{k}", ldp(k), "improved"),
+            Method(f"naive RR|{k}", naive(k), "baseline"),
+        ]
+    rows = run_grid(
+        population, methods, evaluate, sizes=(n,), epsilons=epsilons, seeds=seeds
+    )
+    for row in rows:
+        row["method"], k = row["method"].split("|")
+        row["k"] = int(k)
+    table = aggregate(
+        rows, [METRIC], keys=("population", "n", "epsilon", "k", "method", "mode")
+    )
+    return pivot(table, METRIC, keys=("n", "epsilon", "k"))
+
+
+def features_ablation(features, n, epsilons, seeds):
     rows = []
-    for setting in settings:
-        n, p, k, epsilon = setting["n"], setting["p"], setting["k"], setting["epsilon"]
-        rng = np.random.RandomState(seed)
-        X = make_data(n, p, rng)
-        row = dict(setting)
-        for method in methods:
-            if method == "paper" and not paper_fits(n, p, k):
-                row[method] = np.nan
-                continue
-            error, seconds, _ = timed(max_error, X, k, epsilon, method, rng)
-            row[method] = error
-            row[f"{method}_s"] = seconds
-        rows.append(row)
-        print(
-            {
-                key: (round(v, 4) if isinstance(v, float) else v)
-                for key, v in row.items()
-            }
+    for p in features:
+        methods = [
+            Method("multilinear (default)", ldp(), "improved"),
+            Method("naive RR", naive(), "baseline"),
+        ]
+        rows += run_grid(
+            POPULATIONS[f"binary_{p}d"],
+            methods,
+            evaluate,
+            sizes=(n,),
+            epsilons=epsilons,
+            seeds=seeds,
         )
-    return rows
+    for row in rows:
+        row["p"] = int(row["population"].split("_")[1][:-1])
+    table = aggregate(
+        rows, [METRIC], keys=("population", "n", "epsilon", "p", "method", "mode")
+    )
+    out, columns = pivot(table, METRIC, keys=("n", "epsilon", "p"))
+    for row in out:
+        row["vector length d"] = sum(comb(row["p"], m) for m in range(1, K + 1))
+    return out, [*columns, "vector length d"]
 
 
 def main():
     args = parse_args(__doc__.splitlines()[0])
-    methods = ["ldp", "ldp_tuv", "paper", "naive"]
-    if args.quick:
-        base = {"n": 20_000, "p": 6, "k": 2, "epsilon": 1.0}
-        sweeps = {
-            "n": [5_000, 20_000],
-            "epsilon": [1.0, 4.0],
-            "p": [4, 6],
-            "k": [2, 3],
-        }
+    quick = args.quick
+    populations = [POPULATIONS["binary_8d"], POPULATIONS["binary_10d"]]
+    if quick:
+        sizes, epsilons, seeds = (5_000, 20_000), (1.0, 4.0), (0,)
+        seeds_text = "one seed"
+        orders = dict(
+            population=POPULATIONS["binary_8d"],
+            n=20_000,
+            epsilons=(1.0,),
+            orders=(2, 4),
+            seeds=(0,),
+        )
+        features = dict(features=(8, 12), n=20_000, epsilons=(1.0,), seeds=(0,))
     else:
-        base = {"n": 100_000, "p": 10, "k": 3, "epsilon": 1.0}
-        sweeps = {
-            "n": [10_000, 100_000, 1_000_000],
-            "epsilon": [0.5, 1.0, 2.0, 4.0],
-            "p": [6, 10, 16, 24],
-            "k": [2, 3, 4, 5, 6],
-        }
-    settings = []
-    for key, values in sweeps.items():
-        for value in values:
-            settings.append({**base, key: value, "sweep": key})
-    rows = run(settings, methods, args.seed)
-    name = "marginals_quick" if args.quick else "marginals"
-    columns = ["sweep", "n", "p", "k", "epsilon"] + methods + ["ldp_s", "naive_s"]
+        sizes, epsilons = (10_000, 100_000, 1_000_000), (0.5, 1, 2, 4, 8)
+
+        def seeds(n):
+            return range(3) if n <= 100_000 else range(1)
+
+        seeds_text = "mean over 3 seeds at n <= 1e5, one seed at n = 1e6"
+        orders = dict(
+            population=POPULATIONS["binary_10d"],
+            n=100_000,
+            epsilons=(1.0, 4.0),
+            orders=(2, 3, 4, 5, 6),
+            seeds=range(2),
+        )
+        features = dict(
+            features=(8, 10, 16, 24), n=100_000, epsilons=(1.0,), seeds=range(2)
+        )
+    command = "python -m benchmarks.bench_marginals" + (" --quick" if quick else "")
+
+    rows = []
+    for population in populations:
+        rows += run_grid(
+            population,
+            main_methods(population.params["n_features"]),
+            evaluate,
+            sizes=sizes,
+            epsilons=epsilons,
+            seeds=seeds,
+        )
+    table = aggregate(rows, [METRIC])
+    utility, columns = pivot(table, METRIC)
+    times, time_columns = time_table(table, "exact tables")
+    limits = ", ".join(
+        f"{pop.name}: C({pop.params['n_features']} + 3, 3) = "
+        f"{monomial_length(pop.params['n_features'])} entries, up to n = "
+        f"{FULL_VECTOR_MAX_VALUES // monomial_length(pop.params['n_features']):,}"
+        for pop in populations
+    )
     notes = (
-        "Maximum absolute error over every cell of every k-way marginal table "
-        "(non-private: 0). ldp = KWayMarginalsLDP(gamma=0, piecewise); ldp_tuv = "
-        "gamma=0.2; paper = monomial vector + full-vector Laplace (nan: n C(p+t, t) "
-        "too large to simulate); naive = per-bit randomized response at eps/p with "
-        "channel inversion. Seconds (ldp_s, naive_s) include computing all tables. "
-        f"Seed {args.seed}; `python -m benchmarks.bench_marginals"
-        f"{' --quick' if args.quick else ''}`."
+        "Populations: "
+        + "; ".join(f"`{pop.name}`: {pop.description}" for pop in populations)
+        + f". Error: the largest absolute error over every cell of every {K}-way "
+        f"marginal table against the exact tables of the same users; {seeds_text}. "
+        "Columns: `multilinear (default)` = KWayMarginalsLDP defaults (improved: "
+        "k = 3, gamma = 0.2 (at k = 3 the exact polynomial), one publicly "
+        "sampled coordinate of the multilinear vector per user, piecewise "
+        "mechanism); `monomial (paper)` = coefficients='monomial' (seed 001 Alg. "
+        "6's vector of all C(p + t, t) monomials, sampled); `monomial, "
+        "full_vector (printed)` = the printed protocol, every entry with "
+        "Lap(d b / epsilon) (blank at n = 1e6: the library refuses more than "
+        f"2^27 report values; {limits}); `exact tables` = non-private "
+        "(`histogram_tables`, error 0); `naive RR` = randomized response on every "
+        "bit at epsilon / p and channel inversion (`randomized_response_tables`). "
+        "Debiased least squares does not apply. Pure epsilon-LDP everywhere "
+        "(delta = 0).\n\n"
+        "Time to produce every 3-way table (users' randomizers simulated, server, "
+        "tables) / the exact tables' time on the same users:\n\n"
+        + format_table(times, time_columns)
+        + f"\n\nCommand: `{command}`."
     )
     report(
-        name,
-        rows,
+        "marginals",
+        utility,
         columns,
-        title="k-way marginals under LDP: max error over all k-way marginals",
+        title="KWayMarginalsLDP: max error over all 3-way marginals",
         notes=notes,
         save=not args.no_save,
     )
-    if args.no_save:
-        return
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, 4, figsize=(16, 3.8))
-    for ax, key in zip(axes, sweeps, strict=True):
-        sub = [r for r in rows if r["sweep"] == key]
-        for method in methods:
-            values = [r[method] for r in sub]
-            ax.plot([r[key] for r in sub], values, marker="o", label=method)
-        ax.set_xlabel(key)
-        ax.set_yscale("log")
-        if key in ("n", "epsilon"):
-            ax.set_xscale("log")
-        others = ", ".join(
-            f"{name}={value}" for name, value in base.items() if name != key
+    if not args.no_save:
+        plot_utility(
+            [r for r in table if r["mode"] != "non-private"],
+            METRIC,
+            "marginals",
+            ylabel="max error over all 3-way marginals",
+            logy=True,
         )
-        ax.set_title(f"vs {key} ({others})", fontsize=8)
-    axes[0].set_ylabel("max error over all k-way marginals")
-    axes[0].legend()
-    fig.tight_layout()
-    save_figure(fig, name)
+
+    utility, columns = order_ablation(**orders)
+    pop = orders["population"]
+    notes = (
+        f"Population `{pop.name}` ({pop.description}); the largest error over "
+        "every cell of every k-way table for each k; "
+        + ("one seed" if quick else "mean over 2 seeds")
+        + ". `gamma = 0`: the exact inclusion-exclusion polynomial; `gamma = 0.2 "
+        "(default)`: the Thaler-Ullman-Vadhan polynomial, whose degree t < k "
+        "from k = 4 on (below that the two are the same algorithm with the same "
+        "noise, hence equal); `naive RR` as in `marginals.md`. "
+        f"Command: `{command}`."
+    )
+    report(
+        "marginals_order",
+        utility,
+        columns,
+        title="KWayMarginalsLDP: order k of the marginals (max error)",
+        notes=notes,
+        save=not args.no_save,
+    )
+
+    utility, columns = features_ablation(**features)
+    notes = (
+        "Two-class latent-mixture bits as `binary_8d`/`binary_10d`, with p features "
+        "(p = 12, 16, 24 are built in this script with the registry's sampler); "
+        "largest error over every cell of every 3-way table; "
+        + ("one seed" if quick else "mean over 2 seeds")
+        + ". `vector length d` = sum_{m <= 3} C(p, m), the multilinear vector the "
+        "users sample one coordinate of. "
+        f"Command: `{command}`."
+    )
+    report(
+        "marginals_features",
+        utility,
+        columns,
+        title="KWayMarginalsLDP: number of features p (max error over 3-way tables)",
+        notes=notes,
+        save=not args.no_save,
+    )
 
 
 if __name__ == "__main__":

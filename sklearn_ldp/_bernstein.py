@@ -642,13 +642,16 @@ class LocalBernsteinRegressor(LDPEstimatorMixin, RegressorMixin, BaseEstimator):
         knows and :meth:`make_randomizer` takes as ``n_users``.
     iterated_order : int, default=3
         Order ``h`` of the iterated Bernstein operator; the approximation
-        error of a smooth risk falls like ``k^-h``. ``h = 3`` had the lowest
-        excess risk in ``benchmarks/bench_bernstein.py`` (``h = 1`` is the
-        plain Bernstein polynomial of Algorithm 2).
+        error of a smooth risk falls like ``k^-h``. ``h = 2`` and ``h = 3``
+        are within 2% of each other in ``benchmarks/bench_bernstein.py``
+        and both well ahead of ``h = 1``, the plain Bernstein polynomial of
+        Algorithm 2.
     mechanism : {'piecewise', 'duchi', 'laplace', 'bassily_smith', 'genprot', \
 'full_grid'}, default='piecewise'
-        How a user releases its loss (``'piecewise'`` had the lowest excess
-        risk over the benchmark grid, ``'duchi'`` is close and one bit).
+        How a user releases its loss. ``'piecewise'`` and ``'duchi'`` (one
+        bit) are the two best; their order has changed between benchmark
+        runs (``docs/benchmarks/bench_bernstein.md``: ``'duchi'`` ahead on
+        the current grid).
         ``'full_grid'`` is seed 001's Algorithm 2 (every user reports every grid point with
         ``epsilon / (k + 1)^q``); the others use the partition scheme (one
         value per user, full epsilon). ``'bassily_smith'`` is Algorithm 3's
