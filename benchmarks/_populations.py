@@ -216,29 +216,25 @@ def _classification_54d(n, rng, d=54, informative=20, redundant=10):
     the mixing matrices from the same random state as the samples, so two
     calls with different states are two different distributions (train and
     test users would disagree). Here the structure (two clusters per class
-    at hypercube vertices, their covariance factors, the redundant
-    combinations) comes from the public ``RandomState(54)``; only the users
-    come from ``rng``. 1% of labels are flipped, as make_classification does.
+    at hypercube vertices, their mixing matrices, the redundant combinations,
+    the column order) is drawn once from the public ``RandomState(54)``; only
+    the users come from ``rng``. 1% of labels are random, as in
+    make_classification.
     """
     structure = np.random.RandomState(54)
-    vertices = structure.permutation(2**informative)[:4]
-    bits = (vertices[:, None] >> np.arange(informative)) & 1
-    centroids = (2.0 * bits - 1.0).astype(float)
-    factors = structure.uniform(-1, 1, size=(4, informative, informative))
-    combination = structure.uniform(-1, 1, size=(informative, redundant))
+    centroids = structure.choice([-1.0, 1.0], size=(4, informative))
+    mixing = 2.0 * structure.uniform(size=(4, informative, informative)) - 1.0
+    redundancy = 2.0 * structure.uniform(size=(informative, redundant)) - 1.0
+    order = structure.permutation(d)
     cluster = rng.randint(4, size=n)
-    z = rng.standard_normal((n, informative))
-    informative_x = np.einsum("ni,nij->nj", z, factors[cluster]) + centroids[cluster]
-    X = np.hstack(
-        [
-            informative_x,
-            informative_x @ combination,
-            rng.standard_normal((n, d - informative - redundant)),
-        ]
-    )
+    Z = rng.standard_normal((n, informative))
+    for k in range(4):  # four clusters, not a loop over users
+        rows = cluster == k
+        Z[rows] = Z[rows] @ mixing[k] + centroids[k]
+    X = np.hstack([Z, Z @ redundancy, rng.standard_normal((n, d - 30))])[:, order]
     y = cluster % 2
     flip = rng.uniform(size=n) < 0.01
-    y = np.where(flip, rng.randint(2, size=n), y)
+    y[flip] = rng.randint(2, size=int(flip.sum()))
     return X / (6 * np.sqrt(d)), y  # public scale: ||x|| <~ 1, users clip
 
 
@@ -387,8 +383,9 @@ POPULATIONS = _register(
         "classification_54d",
         "classification",
         _classification_54d,
-        "make_classification's model (fixed structure), 54 features (20 "
-        "informative, 10 redundant), scaled by 6 sqrt(54)",
+        "make_classification's model (54 features, 20 informative, 2 clusters "
+        "per class, 1% label noise) with a fixed public structure, scaled by "
+        "1 / (6 sqrt(54)), users clip to ||x|| <= 1",
         params={"n_features": 54},
     ),
     Population(

@@ -1,80 +1,249 @@
-"""DPSVRGClassifier: DP-SVRG vs DP-SVRG++ vs DP-GD (seed 002, Appendix A).
+"""DPSVRGClassifier (central DP): accuracy against n and epsilon, and seed 002's
+optimality-gap experiment (DP-SVRG vs DP-SVRG++ vs DP-GD).
 
-Seed 002's experiment: l2-regularised logistic regression on 200,000 rows
-of Covertype (54 features), optimality gap of DP-SVRG, DP-SVRG++ and DP-GD
-against the number of gradient evaluations and the running time, for
-epsilon in {0.1, 0.5, 1, 2}. Covertype is not available offline, so we run
+**Main grid** (``docs/benchmarks/dp_svrg.md``): held-out accuracy of
+l2-regularised logistic regression (``alpha = 1e-4``) on the shared
+populations ``classification_54d`` and ``digits_binary``, eps in
+(0.5, 1, 2, 4, 8), n in (1e4, 1e5, 1e6), delta = 1e-5 (replace-one):
 
-- ``synthetic``: ``make_classification`` with 200,000 rows and 54 features
-  (20 informative, 10 redundant), rows scaled by the public constant
-  ``1 / (6 sqrt(54))`` (about 99% of rows then lie inside the public bound
-  ``data_norm = 1``; the rest are clipped);
-- ``digits``: scikit-learn's ``load_digits`` (1,797 images, 64 pixel
-  features in 0..16), binary task "digit >= 5", pixels divided by the public
-  maximum norm 16 * 8 = 128 (so ``||x|| <= 1`` without clipping); 1,500
-  images are resampled with replacement to 200,000 training rows and the
-  other 297 form the test set.
+- non-private scikit-learn ``LogisticRegression`` with the same penalty
+  (``C = 1 / (n alpha)``);
+- the *local* baselines (this is a central-DP estimator: the curator sees
+  the rows; the local baselines show what central DP buys): ``naive``
+  (each user releases (x, y) with the Gaussian mechanism at the same
+  (eps, delta); ``LogisticRegression`` on the noisy rows, label = sign of
+  the noisy label) and debiased least squares on the same reports;
+- improved mode (library default): ``DPSVRGClassifier()`` (DP-SVRG, 10
+  epochs, RDP accountant); variants ``DP-SVRG++`` and ``DP-GD RDP``
+  (``solver='gd'``, 100 steps);
+- paper mode: ``solver='gd', calibration='paper'``: DP-GD / DP-PGD with
+  seed 004's closed-form zCDP noise (typo fixed). ``calibration='paper'``
+  exists only for DP-GD: seed 002's printed DP-SVRG noise has an
+  unspecified constant.
 
-Every point is a complete private run at the stated epsilon (delta = 1e-5,
-replace-one) whose noise was calibrated for its own number of epochs/steps:
-the x-axis is the budget of gradient evaluations fixed in advance, not a
-position inside one run. The optimality gap is ``F(w) - F*`` on the clipped
-training data, ``F* `` from scikit-learn's ``LogisticRegression`` with
-``C = 1 / (n alpha)`` and ``tol = 1e-10``. ``alpha = 1e-4`` (the seed's value
-was lost in extraction). Gradient evaluations are ``n`` per full gradient
-plus ``2 q n`` expected per inner SVRG step.
+**Seed 002's experiment** (``docs/benchmarks/dp_svrg_gap.md``, Appendix A):
+optimality gap ``F(w) - F*`` against the budget of gradient evaluations and
+the wall time, for DP-SVRG, DP-SVRG++ and DP-GD. Every point is a complete
+private run calibrated for its own number of epochs/steps (the x-axis is a
+budget fixed in advance, not a position inside one run). ``F*`` from
+``LogisticRegression(C = 1 / (n alpha), tol = 1e-10)`` on the clipped rows.
+Covertype (the seed's data) is not available offline.
 
-Accuracy table (held-out rows, estimator defaults: 'svrg' 10 epochs,
-'svrg++' 6 doubling epochs, 'gd' 100 steps) next to the non-private
-``LogisticRegression`` and the naive baseline: each user perturbs its own
-(x, y) with the Gaussian mechanism at the same (epsilon, delta)
-(``GaussianRecordRandomizer``, the label sent as a noisy +-1), and the
-server fits ``LogisticRegression`` on the noisy rows labelled by the sign of
-the noisy label. diffprivlib's ``LogisticRegression`` was not run (it does
-not import with scikit-learn 1.9; see the docs page).
+``classification_54d`` is drawn here with the structure of
+``make_classification`` fixed (see :func:`classification_54d`): the shared
+sampler redraws the clusters at every call, so its training and held-out
+users come from different distributions (reported to the lead).
 
-Run ``python -m benchmarks.bench_dp_svrg [--quick]``.
+    python -m benchmarks.bench_dp_svrg [--quick]
 """
+
+import warnings
 
 import numpy as np
 from scipy.special import log_expit
-from sklearn.datasets import load_digits, make_classification
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 
-from benchmarks._harness import parse_args, report, save_figure, timed
+from benchmarks._baselines import DELTA, GaussianLeastSquares, naive_fit, nonprivate
+from benchmarks._harness import (
+    Method,
+    aggregate,
+    format_table,
+    parse_args,
+    pivot,
+    plot_utility,
+    report,
+    run_grid,
+    save_figure,
+    timed,
+)
+from benchmarks._populations import POPULATIONS
 from sklearn_ldp import DPSVRGClassifier
-from sklearn_ldp.randomizers import GaussianRecordRandomizer, clip_l2
+from sklearn_ldp.randomizers import clip_l2
 
-DELTA = 1e-5
 ALPHA = 1e-4
+REFERENCE = "LogisticRegression"
 SOLVERS = ("svrg", "svrg++", "gd")
 COLORS = {"svrg": "tab:blue", "svrg++": "tab:green", "gd": "tab:red"}
 
 
-def synthetic(n_train, n_test, seed):
-    d = 54
-    X, y = make_classification(
-        n_samples=n_train + n_test,
-        n_features=d,
-        n_informative=20,
-        n_redundant=10,
-        random_state=seed,
+# ------------------------------------------------------------ main grid
+def logistic(n):
+    return LogisticRegression(C=1.0 / (n * ALPHA), max_iter=1000)
+
+
+def dp_svrg(**params):
+    def fit(data, epsilon, seed):
+        return DPSVRGClassifier(
+            epsilon=epsilon,
+            delta=DELTA,
+            alpha=ALPHA,
+            data_norm=data.population.data_norm,
+            random_state=seed,
+            **params,
+        ).fit(data.X, data.y)
+
+    return fit
+
+
+def methods(quick, n_max, paper_epsilons=None):
+    """The grid's methods; at ``n_max`` (1e6) the paper mode runs only at
+    ``paper_epsilons`` and the variants not at all (minutes per fit)."""
+
+    def naive(data, epsilon, seed):
+        return naive_fit(
+            logistic(data.n),
+            data.X,
+            data.y,
+            epsilon,
+            seed,
+            classes=[0, 1],
+            data_norm=data.population.data_norm,
+        )
+
+    def debiased(data, epsilon, seed):
+        return GaussianLeastSquares(
+            epsilon, seed, classes=[0, 1], data_norm=data.population.data_norm
+        ).fit(data.X, data.y)
+
+    out = [
+        Method(
+            REFERENCE,
+            lambda data, e, s: nonprivate(logistic(data.n), data.X, data.y),
+            "non-private",
+        ),
+        Method("naive (local)", naive, "baseline"),
+        Method("debiased LS (local)", debiased, "baseline"),
+        Method("DP-SVRG (default)", dp_svrg()),
+        Method(
+            "DP-GD zCDP (paper)",
+            dp_svrg(solver="gd", calibration="paper"),
+            "paper",
+            epsilons=paper_epsilons,
+        ),
+    ]
+    if not quick:
+        variants = [
+            Method("DP-SVRG++", dp_svrg(solver="svrg++"), max_n=n_max // 10),
+            Method("DP-GD RDP", dp_svrg(solver="gd"), max_n=n_max // 10),
+        ]
+        out[4:4] = variants
+    return out
+
+
+def evaluate(model, data):
+    return {"accuracy": model.score(data.X_test, data.y_test)}
+
+
+def time_table(table):
+    """Fit time / LogisticRegression's on the same draw, with its seconds."""
+    rows, columns = pivot(table, "time ratio")
+    seconds = {
+        (r["population"], r["n"]): r["seconds"]
+        for r in table
+        if r["method"] == REFERENCE
+    }
+    for row in rows:
+        row[f"{REFERENCE} s"] = seconds[(row["population"], row["n"])]
+        row.pop(REFERENCE, None)
+    columns = [c for c in columns if c != REFERENCE] + [f"{REFERENCE} s"]
+    return rows, columns
+
+
+def main_grid(args, populations):
+    if args.quick:
+        sizes, epsilons, big = [2_000, 20_000], [1.0, 4.0], None
+
+        def seeds(n):
+            return (args.seed,)
+
+    else:
+        sizes, epsilons, big = [10_000, 100_000], [0.5, 1.0, 2.0, 4.0, 8.0], 1_000_000
+
+        def seeds(n):
+            return [args.seed + k for k in range({10_000: 3, 100_000: 2}.get(n, 1))]
+
+    rows = []
+    for population in populations:
+        rows += run_grid(
+            population,
+            methods(args.quick, big or sizes[-1] * 10),
+            evaluate,
+            sizes=sizes,
+            epsilons=epsilons,
+            seeds=seeds,
+        )
+    if big:
+        # n = 1e6 on classification_54d only (digits_binary has 1,500
+        # distinct training images); the paper mode (100 full passes) at
+        # eps 1 and 4 only.
+        rows += run_grid(
+            populations[0],
+            methods(args.quick, big, paper_epsilons=(1.0, 4.0)),
+            evaluate,
+            sizes=[big],
+            epsilons=epsilons,
+            seeds=seeds,
+        )
+    table = aggregate(rows, ["accuracy"])
+    accuracy, columns = pivot(table, "accuracy")
+    times, time_columns = time_table(table)
+    command = "python -m benchmarks.bench_dp_svrg" + (" --quick" if args.quick else "")
+    descriptions = "; ".join(f"`{p.name}`: {p.description}" for p in populations)
+    notes = (
+        f"Populations: {descriptions}. data_norm = 1, test accuracy on "
+        f"{populations[0].n_test:,} held-out users. delta = {DELTA} "
+        f"(replace-one for the central estimators, per user for the local "
+        f"baselines), alpha = {ALPHA} (C = 1 / (n alpha)). Seeds (data and "
+        "noise): "
+        + (
+            "1."
+            if args.quick
+            else "3 at n = 1e4, 2 at n = 1e5, 1 at n = 1e6 (means over seeds)."
+        )
+        + f"\n\nColumns: `{REFERENCE}` (non-private, same penalty); `naive "
+        "(local)` (each user releases (x, y) with the Gaussian mechanism at the "
+        "same (eps, delta); LogisticRegression on the noisy rows labelled by "
+        "the sign of the noisy label); `debiased LS (local)` (debiased least "
+        "squares on the same reports, sign of the fit); `DP-SVRG (default)` "
+        "(improved mode: DPSVRGClassifier defaults, 10 epochs, RDP accountant); "
+        "`DP-GD zCDP (paper)` (solver = 'gd', calibration = 'paper': 100 noisy "
+        "full-gradient steps, seed 004's zCDP closed form)"
+        + (
+            ""
+            if args.quick
+            else "; `DP-SVRG++` (solver = 'svrg++', 6 doubling epochs) and "
+            "`DP-GD RDP` (solver = 'gd', RDP accountant): improved-mode variants."
+            "\n\nWhere methods did not run (empty cells), to keep the run "
+            "near 12 minutes: at n = 1e6 (one private fit takes 20 to 30 s on "
+            "1e6 x 54 rows) the paper mode runs at eps 1 and 4 only and the "
+            "variants not at all; digits_binary stops at n = 1e5 (its users "
+            "are resampled from 1,500 distinct training images, so more users "
+            "add no information to the non-private model)"
+        )
+        + ".\n\n## Fit time\n\nFit time divided by LogisticRegression's on the "
+        "same draw (mean over seeds); the last column is LogisticRegression's "
+        "time in seconds, for scale (shared 2-core machine, OMP_NUM_THREADS=1: "
+        "absolute times are noisy).\n\n"
+        + format_table(times, time_columns)
+        + f"\n\nCommand: `{command}`."
     )
-    X = X / (6 * np.sqrt(d))
-    return X[:n_train], y[:n_train], X[n_train:], y[n_train:]
+    report(
+        "dp_svrg",
+        accuracy,
+        columns,
+        title="DPSVRGClassifier (central DP): test accuracy",
+        notes=notes,
+        save=not args.no_save,
+    )
+    if not args.no_save:
+        plot_utility(table, "accuracy", "dp_svrg", ylabel="test accuracy")
+    return table
 
 
-def digits(n_train, seed):
-    data = load_digits()
-    X, y = data.data / 128.0, (data.target >= 5).astype(int)
-    order = np.random.RandomState(seed).permutation(len(y))
-    train, test = order[:1500], order[1500:]
-    resample = np.random.RandomState(seed + 1).choice(train, size=n_train)
-    return X[resample], y[resample], X[test], y[test]
-
-
+# ------------------------------------------------- seed 002's experiment
 def objective(coef, intercept, X, signs, alpha):
-    scores = X @ coef.ravel() + intercept[0]
+    scores = X @ np.ravel(coef) + np.ravel(intercept)[0]
     return np.mean(-log_expit(signs * scores)) + alpha / 2 * np.sum(coef**2)
 
 
@@ -83,16 +252,6 @@ def expected_evaluations(clf, n):
         return clf.n_epochs_ * n
     inner = 2 * clf.sampling_rate_ * n * clf.epoch_lengths_.sum()
     return clf.n_epochs_ * n + inner
-
-
-def naive_baseline(X, y, X_test, y_test, epsilon, seed):
-    randomizer = GaussianRecordRandomizer(
-        X.shape[1], epsilon=epsilon, delta=DELTA, data_norm=1.0, classes=[0, 1]
-    )
-    reports = randomizer.randomize(X, y, random_state=seed)
-    labels = (reports.fields["y"].ravel() > 0).astype(int)
-    model = LogisticRegression(C=1.0 / (len(y) * ALPHA), max_iter=1000)
-    return model.fit(reports.fields["x"], labels).score(X_test, y_test)
 
 
 def budgets(quick):
@@ -105,15 +264,15 @@ def budgets(quick):
     }
 
 
-def run_dataset(name, X, y, X_test, y_test, epsilons, quick, seeds):
-    n = len(y)
-    X_clipped = clip_l2(X, 1.0)
+def gap_curves(population, n, epsilons, quick, seeds):
+    X, y, _, _ = population.train_test(n, seeds[0])
+    X_clipped = clip_l2(X, population.data_norm)
     signs = np.where(y == 1, 1.0, -1.0)
-    reference = LogisticRegression(C=1.0 / (n * ALPHA), tol=1e-10, max_iter=10_000)
-    reference.fit(X_clipped, y)
-    optimum = objective(reference.coef_, reference.intercept_, X_clipped, signs, ALPHA)
-    public_accuracy = reference.score(X_test, y_test)
-    curves, accuracy_rows = [], []
+    _, reference_seconds, _ = timed(nonprivate, logistic(n), X, y)
+    exact = LogisticRegression(C=1.0 / (n * ALPHA), tol=1e-10, max_iter=10_000)
+    exact.fit(X_clipped, y)
+    optimum = objective(exact.coef_, exact.intercept_, X_clipped, signs, ALPHA)
+    curves = []
     for epsilon in epsilons:
         for solver in SOLVERS:
             for n_epochs in budgets(quick)[solver]:
@@ -125,6 +284,7 @@ def run_dataset(name, X, y, X_test, y_test, epsilons, quick, seeds):
                         solver=solver,
                         alpha=ALPHA,
                         n_epochs=n_epochs,
+                        data_norm=population.data_norm,
                         random_state=seed,
                     )
                     _, seconds, _ = timed(clf.fit, X, y)
@@ -133,61 +293,55 @@ def run_dataset(name, X, y, X_test, y_test, epsilons, quick, seeds):
                     times.append(seconds)
                 curves.append(
                     {
-                        "data": name,
+                        "population": population.name,
                         "epsilon": epsilon,
                         "solver": solver,
                         "n_epochs": n_epochs,
                         "passes": expected_evaluations(clf, n) / n,
-                        "time_s": float(np.mean(times)),
+                        "seconds": float(np.mean(times)),
+                        "time ratio": float(np.mean(times)) / reference_seconds,
                         "gap": float(np.mean(gaps)),
-                        "gap_sd": float(np.std(gaps)),
+                        "gap sd": float(np.std(gaps, ddof=1))
+                        if len(gaps) > 1
+                        else np.nan,
                     }
                 )
                 print(curves[-1], flush=True)
-        row = {"data": name, "epsilon": epsilon, "LogisticRegression": public_accuracy}
-        for solver in SOLVERS:
-            scores = [
-                DPSVRGClassifier(
-                    epsilon=epsilon,
-                    delta=DELTA,
-                    solver=solver,
-                    alpha=ALPHA,
-                    random_state=seed,
-                )
-                .fit(X, y)
-                .score(X_test, y_test)
-                for seed in seeds
-            ]
-            row[solver] = float(np.mean(scores))
-        row["naive"] = float(
-            np.mean([naive_baseline(X, y, X_test, y_test, epsilon, s) for s in seeds])
-        )
-        accuracy_rows.append(row)
-        print(row, flush=True)
-    return curves, accuracy_rows
+    return curves
 
 
-def plot(curves, epsilons, names, x_key, x_label, log_x):
+def plot_curves(curves, epsilons, names):
+    """One row per population; columns: gap against passes, then against wall
+    time, for each epsilon."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullFormatter
 
+    panels = [
+        (x_key, x_label, epsilon)
+        for x_key, x_label in (
+            ("passes", "passes over the data"),
+            ("seconds", "wall time (s)"),
+        )
+        for epsilon in epsilons
+    ]
     fig, axes = plt.subplots(
         len(names),
-        len(epsilons),
-        figsize=(3.2 * len(epsilons), 2.8 * len(names)),
+        len(panels),
+        figsize=(3.0 * len(panels), 2.8 * len(names)),
         squeeze=False,
         sharey="row",
     )
     for i, name in enumerate(names):
-        for j, epsilon in enumerate(epsilons):
+        for j, (x_key, x_label, epsilon) in enumerate(panels):
             ax = axes[i, j]
             for solver in SOLVERS:
                 points = [
                     c
                     for c in curves
-                    if c["data"] == name
+                    if c["population"] == name
                     and c["epsilon"] == epsilon
                     and c["solver"] == solver
                 ]
@@ -195,69 +349,73 @@ def plot(curves, epsilons, names, x_key, x_label, log_x):
                     [p[x_key] for p in points],
                     [p["gap"] for p in points],
                     "o-",
+                    ms=3,
                     color=COLORS[solver],
                     label=f"DP-{solver.upper()}",
                 )
-            ax.set_xscale("log" if log_x else "linear")
+            ax.set_xscale("log")
             ax.set_yscale("log")
-            ax.set_title(f"{name}, eps = {epsilon}", fontsize=9)
+            ax.xaxis.set_minor_formatter(NullFormatter())
+            ax.tick_params(labelsize=7)
+            ax.set_title(f"{name}, eps = {epsilon}", fontsize=8)
             ax.set_xlabel(x_label, fontsize=8)
             if j == 0:
-                ax.set_ylabel("optimality gap F(w) - F*", fontsize=8)
+                ax.set_ylabel("F(w) - F*", fontsize=8)
     axes[0, 0].legend(fontsize=7)
     fig.tight_layout()
     return fig
 
 
+def seed002_experiment(args, populations):
+    n = 20_000 if args.quick else 100_000
+    epsilons = [1.0] if args.quick else [0.5, 2.0]
+    seeds = [args.seed]
+    curves = []
+    for population in populations:
+        curves += gap_curves(population, n, epsilons, args.quick, seeds)
+    command = "python -m benchmarks.bench_dp_svrg" + (" --quick" if args.quick else "")
+    notes = (
+        f"Populations: {', '.join(p.name for p in populations)} (as in the main "
+        f"grid), n = {n:,} training users, alpha = {ALPHA}, delta = {DELTA} "
+        f"(replace-one), mean over {len(seeds)} noise seed(s) on one data "
+        "draw. `gap` = F(w) - F* on the clipped training rows (F* from "
+        "LogisticRegression with tol = 1e-10); `passes` = expected gradient "
+        "evaluations / n (n per full gradient, 2 q n per inner SVRG step); "
+        "`time ratio` = fit seconds / a default LogisticRegression fit "
+        "(max_iter = 1000) on the same rows. Every row is a complete private "
+        f"run calibrated for its own budget. Command: `{command}`."
+    )
+    report(
+        "dp_svrg_gap",
+        curves,
+        [
+            "population",
+            "epsilon",
+            "solver",
+            "n_epochs",
+            "passes",
+            "seconds",
+            "time ratio",
+            "gap",
+            *(["gap sd"] if len(seeds) > 1 else []),
+        ],
+        title="Seed 002's experiment: optimality gap of DP-SVRG, DP-SVRG++ and "
+        "DP-GD at equal privacy",
+        notes=notes,
+        save=not args.no_save,
+    )
+    if not args.no_save:
+        names = [p.name for p in populations]
+        save_figure(plot_curves(curves, epsilons, names), "dp_svrg_gap")
+
+
 def main():
     args = parse_args(__doc__.splitlines()[0])
-    quick = args.quick
-    n_train = 10_000 if quick else 200_000
-    epsilons = [1.0] if quick else [0.1, 0.5, 1.0, 2.0]
-    seeds = [args.seed] if quick else [args.seed, args.seed + 1]
-    datasets = {
-        "synthetic": synthetic(n_train, 5_000 if quick else 50_000, args.seed),
-        "digits": digits(n_train, args.seed),
-    }
-    curves, accuracy = [], []
-    for name, (X, y, X_test, y_test) in datasets.items():
-        c, a = run_dataset(name, X, y, X_test, y_test, epsilons, quick, seeds)
-        curves += c
-        accuracy += a
-    notes = (
-        f"n = {n_train} training rows, alpha = {ALPHA}, delta = {DELTA} "
-        f"(replace-one), mean over {len(seeds)} seed(s). 'passes' = expected "
-        "gradient evaluations / n; every row is a complete private run "
-        "calibrated for its own budget. Command: python -m "
-        f"benchmarks.bench_dp_svrg{' --quick' if quick else ''}."
-    )
-    save = not args.no_save
-    name = "dp_svrg_quick" if quick else "dp_svrg"
-    report(
-        name,
-        curves,
-        ["data", "epsilon", "solver", "n_epochs", "passes", "time_s", "gap", "gap_sd"],
-        title="DP-SVRG vs DP-SVRG++ vs DP-GD: optimality gap at equal privacy",
-        notes=notes,
-        save=save,
-    )
-    report(
-        f"{name}_accuracy",
-        accuracy,
-        ["data", "epsilon", "svrg", "svrg++", "gd", "naive", "LogisticRegression"],
-        title="Held-out accuracy (estimator defaults) against baselines",
-        notes=notes,
-        save=save,
-    )
-    if save:
-        names = list(datasets)
-        save_figure(
-            plot(curves, epsilons, names, "passes", "passes over the data", True), name
-        )
-        save_figure(
-            plot(curves, epsilons, names, "time_s", "wall time (s)", True),
-            f"{name}_time",
-        )
+    populations = [POPULATIONS["classification_54d"], POPULATIONS["digits_binary"]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        main_grid(args, populations)
+        seed002_experiment(args, populations)
 
 
 if __name__ == "__main__":

@@ -121,9 +121,10 @@ BENCHMARK_ORDER = [
     "marginals_order",
     "marginals_features",
     "dp_svrg",
-    "dp_svrg_accuracy",
+    "dp_svrg_gap",
     "dp_nonconvex",
     "dp_constrained",
+    "dp_constrained_sparse",
 ]
 
 
@@ -152,7 +153,9 @@ def _markdown_to_rst(text, level="-"):
         out.extend([".. list-table::", "   :header-rows: 1", ""])
         for row in rows:
             for j, cell in enumerate(row):
-                out.append(("   * - " if j == 0 else "     - ") + (_rst_text(cell) or " "))
+                out.append(
+                    ("   * - " if j == 0 else "     - ") + (_rst_text(cell) or " ")
+                )
         out.append("")
         table.clear()
 
@@ -190,7 +193,11 @@ def _write_benchmark_report():
     ]
     for stem in stems:
         lines.append(_markdown_to_rst((here / f"{stem}.md").read_text()))
-        for png in [p for p in pngs if p == stem or p.startswith(stem + "_")]:
+        for png in [
+            p
+            for p in pngs
+            if p == stem or (p.startswith(stem + "_") and p not in stems)
+        ]:
             lines += ["", f".. image:: benchmarks/{png}.png", "   :width: 100%", ""]
             pngs.remove(png)
     if pngs:
