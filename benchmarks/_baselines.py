@@ -25,7 +25,8 @@ from sklearn.base import clone
 from sklearn.metrics import accuracy_score, r2_score
 
 from sklearn_ldp.aggregation import SufficientStatistics, project_psd
-from sklearn_ldp.randomizers import GaussianRecordRandomizer
+from sklearn_ldp.optim import project_l1_ball
+from sklearn_ldp.randomizers import GaussianMechanism, GaussianRecordRandomizer
 from sklearn_ldp.utils import check_noise_random_state
 
 #: delta of every Gaussian mechanism in the benchmarks, unless a script says.
@@ -82,6 +83,22 @@ def naive_fit(model, X, y, epsilon, seed, *, classes=None, **randomizer_params):
             labels[0] = classes[0] if labels[0] == classes[1] else classes[1]
         v = labels
     return nonprivate(model, z, v)
+
+
+def naive_gaussian_mean(
+    X, epsilon, seed, *, delta=DELTA, norm_bound=1.0, l1_radius=None, batch=50_000
+):
+    """Naive mean: users release ``x + N(0, sigma^2 I_d)`` (the Gaussian
+    mechanism at the same (epsilon, delta), l2 bound ``norm_bound``); the
+    server averages in batches and, with ``l1_radius``, projects the average
+    onto the public l1 ball."""
+    mechanism = GaussianMechanism(epsilon, delta, norm_bound=norm_bound)
+    rng = check_noise_random_state(seed)
+    total = np.zeros(X.shape[1])
+    for start in range(0, X.shape[0], batch):
+        total += mechanism.randomize(X[start : start + batch], random_state=rng).sum(0)
+    mean = total / X.shape[0]
+    return mean if l1_radius is None else project_l1_ball(mean, l1_radius)
 
 
 def laplace_records(X, y, epsilon, seed, *, x_bound=1.0, y_bound=1.0):

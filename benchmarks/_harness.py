@@ -153,7 +153,9 @@ class Data:
         return self.X.shape[0]
 
 
-def run_grid(population, methods, evaluate, *, sizes, epsilons, seeds=(0,)):
+def run_grid(
+    population, methods, evaluate, *, sizes, epsilons, seeds=(0,), n_test=None
+):
     """Fit every method on every (n, epsilon, seed) and evaluate it.
 
     ``seeds`` is a sequence or a callable ``n -> sequence`` (fewer repeats at
@@ -161,11 +163,13 @@ def run_grid(population, methods, evaluate, *, sizes, epsilons, seeds=(0,)):
     non-private method's fit time on the same draw. Returns one row per fit:
     population, n, epsilon ('inf' for non-private), method, mode, seed,
     seconds, time ratio and the metrics ``evaluate(result, data)`` returns.
+    ``n_test`` overrides the population's held-out size (0: none, for
+    metrics that are exact population quantities).
     """
     rows = []
     for n in sizes:
         for seed in seeds(n) if callable(seeds) else seeds:
-            data = Data(*population.train_test(n, seed), population, seed)
+            data = Data(*population.train_test(n, seed, n_test), population, seed)
             reference_seconds = None
             for epsilon in (None, *epsilons):
                 for method in methods:
@@ -242,18 +246,21 @@ def pivot(table, metric, keys=("n", "epsilon")):
 
 
 def time_table(table, reference):
-    """Time ratios (fit time / the ``reference`` method's on the same draw),
-    with the reference's seconds as a column for scale."""
+    """Time ratios (fit time / the non-private fit's on the same draw), with
+    the reference's seconds as a column for scale. ``reference`` is the
+    non-private method's name, or a collection of names when it differs by
+    population (the column is then called ``non-private s``)."""
+    names = {reference} if isinstance(reference, str) else set(reference)
+    label = f"{reference} s" if isinstance(reference, str) else "non-private s"
     rows, columns = pivot(table, "time ratio")
     seconds = {
-        (r["population"], r["n"]): r["seconds"]
-        for r in table
-        if r["method"] == reference
+        (r["population"], r["n"]): r["seconds"] for r in table if r["method"] in names
     }
     for row in rows:
-        row[f"{reference} s"] = seconds.get((row["population"], row["n"]), np.nan)
-        row.pop(reference, None)
-    columns = [c for c in columns if c != reference] + [f"{reference} s"]
+        row[label] = seconds.get((row["population"], row["n"]), np.nan)
+        for name in names:
+            row.pop(name, None)
+    columns = [c for c in columns if c not in names] + [label]
     return rows, columns
 
 

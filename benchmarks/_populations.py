@@ -101,9 +101,13 @@ class Population:
         return (sampler or self.sampler)(n, self.rng(n, seed, split))
 
     def train_test(self, n, seed=0, n_test=None):
-        """``(X, y, X_test, y_test)``: training users and held-out users."""
+        """``(X, y, X_test, y_test)``: training users and held-out users
+        (``n_test=0``: none, ``X_test`` and ``y_test`` are None)."""
         X, y = self.sample(n, seed)
-        X_test, y_test = self.sample(n_test or self.n_test, seed, split="test")
+        n_test = self.n_test if n_test is None else n_test
+        if n_test == 0:
+            return X, y, None, None
+        X_test, y_test = self.sample(n_test, seed, split="test")
         return X, y, X_test, y_test
 
     def chunks(self, n, seed=0, chunk=None):
@@ -292,9 +296,14 @@ def _binary_latent(p):
     return sampler
 
 
-def _sparse_mean(d):
+def _sparse_mean_vector(d):
     mean = np.zeros(d)
     mean[:4] = [0.3, -0.2, 0.25, 0.15]
+    return mean
+
+
+def _sparse_mean(d):
+    mean = _sparse_mean_vector(d)
 
     def sampler(n, rng):
         X = mean + rng.uniform(-1, 1, size=(n, d)) * 0.5 / np.sqrt(d)
@@ -449,7 +458,9 @@ POPULATIONS = _register(
             "mean",
             _sparse_mean(d),
             f"d = {d}, mean with 4 nonzero coordinates (l1 norm 0.9), ||x|| <= 1",
-            params={"n_features": d, "l1_radius": 1.0},
+            # Rows are mean + u with ||u|| <= 0.5 and ||mean|| = 0.46, so the
+            # clip to the unit ball never acts: the population mean is ``mean``.
+            params={"n_features": d, "l1_radius": 1.0, "mean": _sparse_mean_vector(d)},
         )
         for d in (100, 10_000)
     ),

@@ -1,303 +1,230 @@
-"""KernelRidgeLDP against non-private and naive baselines.
+"""KernelRidgeLDP against non-private and private baselines.
 
-Test mean squared error (on clean held-out users; ``zero`` = predicting 0,
-the variance level of the clipped target) of
+Test mean squared error on clean held-out users of the populations
+``nonlinear_5d`` and ``diabetes`` for
 
-- ``ldp``: :class:`~sklearn_ldp.KernelRidgeLDP` (joint analytic calibration,
-  ``alpha='auto'``, ``n_components='auto'`` unless the sweep sets it);
-- ``ldp_paper``: the same with ``calibration='paper'`` (eps/2, delta/2 per
-  part, classic formula, as seed 003 prints);
-- ``rff_ridge``: non-private ridge on the same random features, ``alpha``
-  picked by exact 5-fold CV on the clean features (the ceiling of ``ldp``);
-- ``kernel_ridge``: non-private ``sklearn.kernel_ridge.KernelRidge`` (same
-  kernel and gamma) on a subsample of ``KRR_SUBSAMPLE`` users (the exact
-  kernel matrix of more users does not fit in memory), alpha by 3-fold
-  ``GridSearchCV``;
-- ``naive``: users perturb raw ``(x, y)`` with the same jointly calibrated
-  Gaussian mechanism and epsilon (``x`` clipped to its public norm bound);
-  the server fits ``KernelRidge`` on a subsample of the noisy data;
-- ``linear_ldp``: debiased linear least squares on those same raw reports
-  (``Proj_PSD(Z^T Z - n sigma^2 I)``, alpha by the same debiased CV as
-  ``ldp``).
-
-Data: ``synthetic``: ``x ~ U[-1, 1]^5``,
-``y = sin(2 x_0) cos(x_1) + 0.5 x_2^2 - 0.2 + N(0, 0.1^2)`` clipped to
-``[-1, 1]``; ``diabetes``: scikit-learn's diabetes data (442 patients, 10
-features), standardized, target mapped to ``[-1, 1]`` by its public range,
-resampled with replacement to the population size (train and test are
-draws from the same 442 records). ``delta = 1e-5``, ``gamma = 1 / d``.
+- ``KernelRidgeLDP``: the library default (joint analytic calibration,
+  ``n_components='auto'`` noise-aware, ``alpha='auto'`` by debiased CV);
+- ``paper``: ``calibration='paper'`` (``epsilon/2, delta/2`` per part with
+  the classic formula, the seed's ``n_components = sqrt(d n) epsilon``
+  capped at 300);
+- ``RFF + RidgeCV``: non-private scikit-learn ``RBFSampler`` (same kernel,
+  ``gamma = 1/d``, ``NONPRIVATE_COMPONENTS`` features) + ``RidgeCV``;
+- ``KernelRidge (2000 users)``: non-private exact ``KernelRidge`` on the
+  first ``KRR_USERS`` users (the exact kernel matrix of more users does not
+  fit in memory), alpha by 3-fold ``GridSearchCV``;
+- ``predict 0``: the constant 0 (the level a private model shrinks to);
+- ``naive``: users perturb raw ``(x, y)`` with the jointly calibrated
+  Gaussian mechanism at the same (epsilon, delta) (``x`` clipped to its
+  public norm bound); the server fits the same ``RFF + RidgeCV`` pipeline;
+- ``debiased LS (linear)``: ``GaussianLeastSquares`` on those raw reports
+  (debiased *linear* least squares).
 
 Run ``python -m benchmarks.bench_kernel_ridge [--quick]``.
 """
 
-import matplotlib
+import numpy as np
+from sklearn.dummy import DummyRegressor
+from sklearn.kernel_approximation import RBFSampler
+from sklearn.kernel_ridge import KernelRidge
+from sklearn.linear_model import RidgeCV
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import make_pipeline
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from sklearn.datasets import load_diabetes  # noqa: E402
-from sklearn.kernel_ridge import KernelRidge  # noqa: E402
-from sklearn.model_selection import GridSearchCV  # noqa: E402
-
-from benchmarks._harness import parse_args, report, save_figure, timed  # noqa: E402
-from sklearn_ldp import KernelRidgeLDP  # noqa: E402
-from sklearn_ldp._kernel_ridge import (  # noqa: E402
-    AUTO_ALPHAS,
-    N_FOLDS,
-    _debiased_cv_risk,
-    _solve_debiased_ridge,
+from benchmarks._baselines import DELTA, GaussianLeastSquares, naive_fit, nonprivate
+from benchmarks._harness import (
+    Method,
+    aggregate,
+    format_table,
+    parse_args,
+    pivot,
+    plot_utility,
+    report,
+    run_grid,
+    time_table,
 )
-from sklearn_ldp.aggregation import SufficientStatistics  # noqa: E402
-from sklearn_ldp.randomizers import GaussianRecordRandomizer  # noqa: E402
+from benchmarks._populations import POPULATIONS
+from sklearn_ldp import KernelRidgeLDP
 
-DELTA = 1e-5
-KRR_SUBSAMPLE = 2000
-N_TEST = 5000
-_KRR_CACHE = {}
-METHODS = ["ldp", "ldp_paper", "rff_ridge", "kernel_ridge", "naive", "linear_ldp"]
-
-
-def synthetic(n, rng):
-    X = rng.uniform(-1, 1, size=(n, 5))
-    y = np.sin(2 * X[:, 0]) * np.cos(X[:, 1]) + 0.5 * X[:, 2] ** 2 - 0.2
-    return X, np.clip(y + 0.1 * rng.standard_normal(n), -1, 1)
+EPSILONS = (0.5, 1.0, 2.0, 4.0, 8.0)
+SIZES = (10_000, 100_000, 1_000_000)
+NONPRIVATE_COMPONENTS = 100
+RIDGE_ALPHAS = np.logspace(-3, 3, 7)
+KRR_USERS = 2000
+NP_REFERENCE = "RFF + RidgeCV"
 
 
-def diabetes_sampler():
-    data = load_diabetes()
-    X = (data.data - data.data.mean(axis=0)) / data.data.std(axis=0)
-    # Public range of the target (25..346 in the data set's documentation).
-    y = np.clip((data.target - 185.5) / 160.5, -1, 1)
-
-    def sample(n, rng):
-        index = rng.randint(0, X.shape[0], size=n)
-        return X[index], y[index]
-
-    return sample
+def seeds(n):
+    """Three draws at 10^4 users, two at 10^5, one at 10^6."""
+    return {10_000: (0, 1, 2), 100_000: (0, 1)}.get(n, (0,))
 
 
-DATASETS = {"synthetic": (synthetic, np.sqrt(5.0)), "diabetes": (None, 2 * np.sqrt(10))}
+def gamma(population):
+    return 1.0 / population.params["n_features"]
 
 
-def fold_statistics(Z, v, m):
-    folds = [SufficientStatistics(m) for _ in range(N_FOLDS)]
-    squares = np.zeros(N_FOLDS)
-    for k, fold in enumerate(folds):
-        fold.update(Z[k::N_FOLDS], v[k::N_FOLDS])
-        squares[k] = v[k::N_FOLDS] @ v[k::N_FOLDS]
-    return folds, squares
-
-
-def cv_ridge(Z, v, sigma_x, sigma_y):
-    """Ridge from (possibly noisy) features with the estimator's alpha rule."""
-    m = Z.shape[1]
-    folds, squares = fold_statistics(Z, v, m)
-    risk, std_error = _debiased_cv_risk(folds, squares, sigma_x, sigma_y, AUTO_ALPHAS)
-    alpha = AUTO_ALPHAS[np.nanargmin(np.maximum(risk, 0) + std_error)]
-    total = SufficientStatistics(m)
-    total.update(Z, v)
-    return _solve_debiased_ridge(total, sigma_x, alpha)
-
-
-def kernel_ridge(X, y, gamma, rng):
-    index = rng.choice(X.shape[0], size=min(KRR_SUBSAMPLE, X.shape[0]), replace=False)
-    n_sub = index.size
-    grid = {"alpha": [n_sub * a for a in (1e-4, 1e-3, 1e-2)]}
-    search = GridSearchCV(KernelRidge(kernel="rbf", gamma=gamma), grid, cv=3)
-    return search.fit(X[index], y[index])
-
-
-def run_case(dataset, n, epsilon, n_components, seed, methods=METHODS):
-    rng = np.random.RandomState(seed)
-    sampler, data_norm = DATASETS[dataset]
-    sampler = sampler or diabetes_sampler()
-    X, y = sampler(n, rng)
-    X_test, y_test = sampler(N_TEST, rng)
-    d = X.shape[1]
-    gamma = 1.0 / d
-    rows = []
-
-    def add(method, predict, seconds):
-        mse = float(np.mean((predict(X_test) - y_test) ** 2))
-        rows.append(
-            dict(
-                dataset=dataset,
-                n=n,
-                epsilon=epsilon,
-                method=method,
-                mse=mse,
-                seconds=seconds,
-                m=n_components_used,
-            )
-        )
-
-    est = KernelRidgeLDP(
-        epsilon=epsilon,
-        delta=DELTA,
-        gamma=gamma,
-        n_components=n_components,
-        random_state=seed,
-    )
-    est, seconds, _ = timed(est.fit, X, y)
-    n_components_used = est.n_components_
-    add("ldp", est.predict, seconds)
-    if "ldp_paper" in methods:
-        paper = KernelRidgeLDP(
-            epsilon=epsilon,
-            delta=DELTA,
-            gamma=gamma,
-            n_components=n_components,
-            calibration="paper",
+def rff_ridge(population, seed):
+    """The non-private pipeline (also the naive server's)."""
+    return make_pipeline(
+        RBFSampler(
+            gamma=gamma(population),
+            n_components=NONPRIVATE_COMPONENTS,
             random_state=seed,
-        )
-        paper, seconds, _ = timed(paper.fit, X, y)
-        add("ldp_paper", paper.predict, seconds)
-    if "rff_ridge" in methods:
-        features = est.random_features_
-        coef, seconds, _ = timed(cv_ridge, features.transform(X), y, 0.0, 0.0)
-        add("rff_ridge", lambda Xt: features.transform(Xt) @ coef, seconds)
-    if "kernel_ridge" in methods:
-        # Independent of epsilon: fitted once per data set and size.
-        key = (dataset, n, seed)
-        if key not in _KRR_CACHE:
-            _KRR_CACHE[key] = timed(
-                kernel_ridge, X, y, gamma, np.random.RandomState(seed)
-            )
-        krr, seconds, _ = _KRR_CACHE[key]
-        add("kernel_ridge", krr.predict, seconds)
-    if "naive" in methods or "linear_ldp" in methods:
-        raw = GaussianRecordRandomizer(
-            d, epsilon=epsilon, delta=DELTA, data_norm=data_norm, y_bound=1.0
-        )
-        reports = raw.randomize(X, y, random_state=rng)
-        if "naive" in methods:
-            krr, seconds, _ = timed(
-                kernel_ridge, reports["x"], reports["y"], gamma, rng
-            )
-            add("naive", krr.predict, seconds)
-        if "linear_ldp" in methods:
-            coef, seconds, _ = timed(
-                cv_ridge, reports["x"], reports["y"], raw.sigma_x, raw.sigma_y
-            )
-            add("linear_ldp", lambda Xt: Xt @ coef, seconds)
-    rows.append(
-        dict(
-            dataset=dataset,
-            n=n,
-            epsilon=epsilon,
-            method="zero",
-            mse=float(np.mean(y_test**2)),
-            seconds=0.0,
-            m=n_components_used,
-        )
+        ),
+        RidgeCV(alphas=RIDGE_ALPHAS),
     )
-    return rows
+
+
+def kernel_ridge(population, X, y, users):
+    grid = {"alpha": [users * a for a in (1e-5, 1e-4, 1e-3, 1e-2)]}
+    search = GridSearchCV(
+        KernelRidge(kernel="rbf", gamma=gamma(population)), grid, cv=3
+    )
+    return search.fit(X[:users], y[:users])
+
+
+def ldp(**params):
+    def fit(data, epsilon, seed):
+        return KernelRidgeLDP(
+            epsilon=epsilon, delta=DELTA, random_state=seed, **params
+        ).fit(data.X, data.y)
+
+    return fit
+
+
+def methods_for(population, krr_users=KRR_USERS):
+    bounds = dict(data_norm=population.data_norm, y_bound=population.y_bound)
+    return [
+        Method(
+            NP_REFERENCE,
+            lambda d, e, s: nonprivate(rff_ridge(population, s), d.X, d.y),
+            "non-private",
+        ),
+        Method(
+            f"KernelRidge ({krr_users} users)",
+            lambda d, e, s: kernel_ridge(population, d.X, d.y, krr_users),
+            "non-private",
+        ),
+        Method(
+            "predict 0",
+            lambda d, e, s: DummyRegressor(strategy="constant", constant=0.0).fit(
+                d.X, d.y
+            ),
+            "non-private",
+        ),
+        Method("KernelRidgeLDP", ldp()),
+        Method("paper", ldp(calibration="paper"), "paper"),
+        Method(
+            "naive",
+            lambda d, e, s: naive_fit(
+                rff_ridge(population, s), d.X, d.y, e, s, delta=DELTA, **bounds
+            ),
+            "baseline",
+        ),
+        Method(
+            "debiased LS (linear)",
+            lambda d, e, s: GaussianLeastSquares(e, s, delta=DELTA, **bounds).fit(
+                d.X, d.y
+            ),
+            "baseline",
+        ),
+    ]
+
+
+def evaluate(model, data):
+    mse = float(np.mean((model.predict(data.X_test) - data.y_test) ** 2))
+    return {"mse": mse, "m": float(getattr(model, "n_components_", np.nan))}
 
 
 def main():
     args = parse_args(__doc__.splitlines()[0])
-    global KRR_SUBSAMPLE
     if args.quick:
-        KRR_SUBSAMPLE = 1000
-        plan = {"synthetic": [2000, 10_000]}
-        epsilons, sweep_n, sweep_m = [4.0], 10_000, [10, 30]
+        names, sizes, epsilons = ["nonlinear_5d"], (10_000,), (4.0, 8.0)
+        krr_users = 500
+
+        def draws(n):
+            return (0,)
     else:
-        # n = 1e6 only for the synthetic data (each private fit streams 1e6
-        # users x 300 features; minutes on the shared benchmark machine).
-        plan = {
-            "synthetic": [10_000, 100_000, 1_000_000],
-            "diabetes": [10_000, 100_000],
-        }
-        epsilons, sweep_n, sweep_m = [1.0, 4.0, 8.0], 100_000, [10, 30, 100, 300]
-    rows = []
-    for dataset, sizes in plan.items():
-        for n in sizes:
-            for epsilon in epsilons:
-                rows += run_case(dataset, n, epsilon, "auto", args.seed)
-                print(rows[-1], flush=True)
-    sweep = []
-    for m in sweep_m:
-        sweep += run_case(
-            "synthetic",
-            sweep_n,
-            4.0,
-            m,
-            args.seed,
-            methods=["ldp", "ldp_paper", "rff_ridge"],
+        names, sizes, epsilons, draws = (
+            ["nonlinear_5d", "diabetes"],
+            SIZES,
+            EPSILONS,
+            seeds,
         )
-    columns = ["dataset", "n", "epsilon", "m", "method", "mse", "seconds"]
-    notes = (
-        "Test MSE on 5000 clean held-out users (lower is better; `zero` is the "
-        "MSE of predicting 0). `m` = n_components ('auto' = ceil(sqrt(d n) eps), "
-        "at most 300). delta = 1e-5, gamma = 1/d. Seed "
-        f"{args.seed}. Generated by `python -m benchmarks.bench_kernel_ridge"
-        f"{' --quick' if args.quick else ''}`."
+        krr_users = KRR_USERS
+    rows = []
+    for name in names:
+        population = POPULATIONS[name]
+        rows += run_grid(
+            population,
+            methods_for(population, krr_users),
+            evaluate,
+            sizes=sizes,
+            epsilons=epsilons,
+            seeds=draws,
+        )
+    table = aggregate(rows, ["mse", "m"])
+    utility, columns = pivot(table, "mse")
+    times, time_columns = time_table(table, NP_REFERENCE)
+    time_columns = [c for c in time_columns if c != "predict 0"]
+    ldp_table = [r for r in table if r["method"] in ("KernelRidgeLDP", "paper")]
+    components, component_columns = pivot(ldp_table, "m")
+    command = "python -m benchmarks.bench_kernel_ridge" + (
+        " --quick" if args.quick else ""
     )
+    seed_note = (
+        "one draw (seed 0)"
+        if args.quick
+        else "mean over 3 draws (data and noise seeds 0-2) at n = 10^4, 2 at "
+        "10^5, 1 at 10^6"
+    )
+    populations = "\n".join(
+        f"- `{name}`: {POPULATIONS[name].description} (public ||x|| <= "
+        f"{POPULATIONS[name].data_norm:.3g} for the naive and linear reports, "
+        f"|y| <= {POPULATIONS[name].y_bound:g})."
+        for name in names
+    )
+    notes = f"""Test MSE on {POPULATIONS[names[0]].n_test} clean held-out users (lower is
+better; `predict 0` is the MSE of the constant 0). delta = {DELTA}, gamma = 1/d;
+{seed_note}.
+
+Populations:
+
+{populations}
+
+Columns: `KernelRidgeLDP` = library default (analytic calibration,
+n_components='auto' = floor(3 n^(1/3) sigma_x^(-4/3)), alpha='auto');
+`paper` = calibration='paper' (eps/2, delta/2 per part, classic formula;
+n_components = sqrt(d n) eps capped at 300); `{NP_REFERENCE}` = non-private
+RBFSampler({NONPRIVATE_COMPONENTS} features, gamma = 1/d) + RidgeCV(alphas
+10^-3..10^3); `KernelRidge ({krr_users} users)` = non-private exact
+KernelRidge on the first {krr_users} users, alpha by 3-fold GridSearchCV;
+`naive` = the same RFF + RidgeCV pipeline on Gaussian reports of (x, y)
+(same eps and delta); `debiased LS (linear)` = GaussianLeastSquares
+(debiased linear least squares on those reports, ridge 2 sigma^2 sqrt(p/n)).
+
+## Random features m used by the private modes
+
+{format_table(components, component_columns)}
+
+## Fit time / {NP_REFERENCE} fit time (same draw)
+
+{format_table(times, time_columns)}
+
+Seconds include simulating the users' randomizers; the last column is the
+non-private pipeline's own time.
+
+Generated by `{command}`."""
     report(
         "kernel_ridge",
-        rows,
+        utility,
         columns,
         title="KernelRidgeLDP: test MSE",
         notes=notes,
         save=not args.no_save,
     )
-    report(
-        "kernel_ridge_components",
-        sweep,
-        columns,
-        title="KernelRidgeLDP: test MSE against n_components "
-        f"(synthetic, n = {sweep_n}, eps = 4)",
-        notes=notes,
-        save=not args.no_save,
-    )
-    if args.no_save:
-        return
-    fig, axes = plt.subplots(
-        1, len(epsilons) + 1, figsize=(4.2 * (len(epsilons) + 1), 3.6)
-    )
-    styles = {
-        "ldp": "o-",
-        "ldp_paper": "s--",
-        "rff_ridge": "^:",
-        "kernel_ridge": "v:",
-        "naive": "x-",
-        "linear_ldp": "d-.",
-        "zero": "k-",
-    }
-    for ax, epsilon in zip(axes[:-1], epsilons, strict=True):
-        for method, style in styles.items():
-            sel = [
-                r
-                for r in rows
-                if r["dataset"] == "synthetic"
-                and r["epsilon"] == epsilon
-                and r["method"] == method
-            ]
-            if sel:
-                ax.plot(
-                    [r["n"] for r in sel],
-                    [min(r["mse"], 1.0) for r in sel],
-                    style,
-                    label=method,
-                )
-        ax.set(
-            xscale="log",
-            yscale="log",
-            xlabel="users n",
-            title=f"synthetic, eps={epsilon}",
-        )
-    axes[0].set_ylabel("test MSE (clipped at 1)")
-    axes[0].legend(fontsize=7)
-    ax = axes[-1]
-    for method, style in styles.items():
-        sel = [r for r in sweep if r["method"] == method]
-        if sel and method != "zero":
-            ax.plot([r["m"] for r in sel], [r["mse"] for r in sel], style, label=method)
-    ax.set(
-        xscale="log", yscale="log", xlabel="n_components", title=f"n={sweep_n}, eps=4"
-    )
-    fig.tight_layout()
-    save_figure(fig, "kernel_ridge")
+    if not args.no_save:
+        plot_utility(table, "mse", "kernel_ridge", ylabel="test MSE", logy=True)
 
 
 if __name__ == "__main__":

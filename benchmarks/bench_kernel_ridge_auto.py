@@ -1,50 +1,117 @@
 """KernelRidgeLDP: test MSE against n_components, and where 'auto' lands.
 
-Synthetic data of ``bench_kernel_ridge`` (d = 5), n = 1e5 users, epsilon 4
-and 8, 3 seeds (data and noise) per cell, 5000 clean held-out users. Writes
-``docs/benchmarks/kernel_ridge_auto.md``. ``--quick``: n = 1e4, 1 seed.
+Population ``nonlinear_5d`` (the main benchmark's), n = 1e5 users, epsilon 4
+and 8, 3 draws (data and noise seeds) per cell, clean held-out users. Each
+column is one ``n_components`` (``'auto'`` is the default noise-aware rule,
+300 the cap of the seed's ``sqrt(d n) epsilon``); ``RFF + RidgeCV`` rows give
+the non-private ridge on the same number of random features. Writes
+``docs/benchmarks/kernel_ridge_auto.md``. ``--quick``: n = 1e4, 1 draw.
 """
 
 import numpy as np
 
+from benchmarks._baselines import DELTA, nonprivate
+from benchmarks._harness import (
+    Method,
+    aggregate,
+    format_table,
+    parse_args,
+    report,
+    run_grid,
+)
+from benchmarks._populations import POPULATIONS
+from benchmarks.bench_kernel_ridge import rff_ridge
 from sklearn_ldp import KernelRidgeLDP
 
-from ._harness import parse_args, report
-from .bench_kernel_ridge import synthetic
+COMPONENTS = ["auto", 3, 6, 10, 12, 20, 30, 45, 100, 300]
+NONPRIVATE_COMPONENTS = [10, 30, 100, 300]
 
-COMPONENTS = ["auto", 3, 6, 10, 12, 20, 30, 45]
+
+def private(m):
+    def fit(data, epsilon, seed):
+        return KernelRidgeLDP(
+            epsilon=epsilon, delta=DELTA, n_components=m, random_state=seed
+        ).fit(data.X, data.y)
+
+    return fit
+
+
+def nonprivate_rff(population, m):
+    def fit(data, epsilon, seed):
+        model = rff_ridge(population, seed)
+        model.set_params(rbfsampler__n_components=m)
+        return nonprivate(model, data.X, data.y)
+
+    return fit
+
+
+def evaluate(model, data):
+    mse = float(np.mean((model.predict(data.X_test) - data.y_test) ** 2))
+    return {
+        "mse": mse,
+        "m used": float(getattr(model, "n_components_", np.nan)),
+        "zero": float(np.mean(data.y_test**2)),
+    }
 
 
 def main():
     args = parse_args(__doc__.splitlines()[0])
-    n, seeds = (10_000, 1) if args.quick else (100_000, 3)
-    rows = []
-    for epsilon in (4.0, 8.0):
-        for m in COMPONENTS:
-            mses, used = [], None
-            for seed in range(seeds):
-                rng = np.random.RandomState([args.seed + seed, 99])
-                X, y = synthetic(n + 5000, rng)
-                est = KernelRidgeLDP(epsilon=epsilon, n_components=m, random_state=seed)
-                est.fit(X[5000:], y[5000:])
-                mses.append(np.mean((est.predict(X[:5000]) - y[:5000]) ** 2))
-                used = est.n_components_
-            rows.append(
-                {
-                    "epsilon": epsilon,
-                    "n_components": str(m),
-                    "m used": used,
-                    "mse": float(np.mean(mses)),
-                    "mse sd": float(np.std(mses)),
-                }
-            )
-            print(rows[-1], flush=True)
+    population = POPULATIONS["nonlinear_5d"]
+    n, draws = (10_000, (0,)) if args.quick else (100_000, (0, 1, 2))
+    components = COMPONENTS[:4] if args.quick else COMPONENTS
+    methods = [
+        Method(f"RFF + RidgeCV m={m}", nonprivate_rff(population, m), "non-private")
+        for m in (NONPRIVATE_COMPONENTS[:1] if args.quick else NONPRIVATE_COMPONENTS)
+    ] + [Method(f"m={m}", private(m)) for m in components]
+    rows = run_grid(
+        population, methods, evaluate, sizes=[n], epsilons=(4.0, 8.0), seeds=draws
+    )
+    table = aggregate(rows, ["mse", "m used", "zero"])
+    out = []
+    for r in table:
+        if r["mode"] == "non-private":
+            continue
+        out.append(
+            {
+                "epsilon": r["epsilon"],
+                "n_components": r["method"].removeprefix("m="),
+                "m used": int(r["m used"]),
+                "mse": r["mse"],
+                "mse sd": r.get("mse sd", np.nan),
+                "seconds": r["seconds"],
+            }
+        )
+    reference = [
+        {
+            "n_components": r["method"].removeprefix("RFF + RidgeCV m="),
+            "mse": r["mse"],
+            "mse sd": r.get("mse sd", np.nan),
+            "seconds": r["seconds"],
+        }
+        for r in table
+        if r["mode"] == "non-private"
+    ]
+    zero = table[0]["zero"]
+    command = "python -m benchmarks.bench_kernel_ridge_auto" + (
+        " --quick" if args.quick else ""
+    )
+    notes = f"""Population `nonlinear_5d`: {population.description}. Test MSE on
+{population.n_test} clean held-out users; mean and sd over {len(draws)} draws (data
+and noise seeds {list(draws)}); predicting 0 scores {zero:.3f}. delta = {DELTA},
+gamma = 1/d, alpha='auto'. `m used` is the number of random features (for
+'auto': floor(3 n^(1/3) sigma_x^(-4/3))).
+
+## Non-private RFF + RidgeCV with the same number of features (n = {n:,})
+
+{format_table(reference, ["n_components", "mse", "mse sd", "seconds"])}
+
+Generated by `{command}`."""
     report(
         "kernel_ridge_auto",
-        rows,
-        ["epsilon", "n_components", "m used", "mse", "mse sd"],
+        out,
+        ["epsilon", "n_components", "m used", "mse", "mse sd", "seconds"],
         title=f"KernelRidgeLDP: test MSE against n_components (n = {n:,})",
-        notes=f"Mean and sd over {seeds} seeds; predicting 0 scores about 0.44.",
+        notes=notes,
         save=not args.no_save,
     )
 

@@ -1,316 +1,410 @@
-"""SparseLDPRegressor and SparseLDPMeanEstimator against baselines.
+"""SparseLDPRegressor and SparseLDPMeanEstimator on the shared populations.
 
-Regression: population excess risk, normalized by Var(x^T w*) (1 = no better
-than predicting the mean), of the projected estimator (Gaussian and sparse
-public projections), the full-dimensional debiased least squares
-(``projection='identity'``), the naive baseline (users perturb raw (x, y)
-with the same joint Gaussian mechanism and epsilon; the server fits ordinary
-least squares, i.e. scikit-learn's ``LinearRegression``, on the noisy data)
-and the non-private ``LinearRegression``. Data are streamed in chunks
-(``partial_fit``; the baselines from normal equations accumulated in the same
-chunks, checked against ``LinearRegression.fit`` on the smallest case).
+Regression (``sparse_linear_20d``, ``sparse_linear_100d``,
+``sparse_linear_10000d``): the population excess squared risk of the fitted
+``(coef_, intercept_)``, divided by the signal variance ``Var(x^T w*)``
+(``sparse_linear_excess_risk``; exact, no held-out sample; 1 = no better than
+predicting the mean), for
 
-Data: ||x|| <= 1 with half of ||x||^2 on s = 3 relevant features (uniform),
-the rest uniform on a sphere; y = x^T w* + U(-0.5, 0.5), |y| <= 1,
-||w*||_1 = l1_radius = sqrt(1.5). Mean estimation: l2 error against the
-clean sample mean, for a mean 0.3 e_0 - 0.3 e_1 (l1 norm 0.6) and the naive
-per-coordinate Gaussian baseline (with and without projecting it onto the l1
-ball).
+- ``SparseLDPRegressor``: the library default (``projection='auto'``: the
+  identity when ``n_components`` reaches ``d``, else a Gaussian projection;
+  joint analytic calibration);
+- ``paper``: ``calibration='paper'`` (Gaussian projection as printed,
+  ``epsilon/2, delta/2`` per part with the classic formula);
+- ``LinearRegression`` (non-private; ``LassoCV`` at ``d = 10^4``, where
+  ``n <= d``);
+- ``naive OLS``: ``GaussianLeastSquares(debias=False)``, ordinary least
+  squares on Gaussian reports of ``(x, y)`` at the same (epsilon, delta);
+- ``debiased LS``: ``GaussianLeastSquares(debias=True)`` on the same reports.
+
+Mean (``sparse_mean_100d``, ``sparse_mean_10000d``): l2 distance of the
+estimate to the population mean, for the default ``SparseLDPMeanEstimator``,
+the paper configuration (``aggregation='median_of_means',
+recovery='basis_pursuit', calibration='paper'``), the paper's calibration
+alone, the exact sample mean (non-private), and the naive mean of Gaussian
+reports of ``x`` (with and without projecting it onto the l1 ball).
 
 Run ``python -m benchmarks.bench_sparse [--quick]``.
 """
 
+import warnings
+
 import numpy as np
-from sklearn.linear_model import LinearRegression
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LassoCV, LinearRegression
+from sklearn.utils import gen_batches
 
-from benchmarks._harness import parse_args, report, save_figure, timed
+from benchmarks._baselines import (
+    DELTA,
+    GaussianLeastSquares,
+    naive_gaussian_mean,
+    nonprivate,
+)
+from benchmarks._harness import (
+    Method,
+    aggregate,
+    format_table,
+    parse_args,
+    pivot,
+    plot_utility,
+    report,
+    run_grid,
+    time_table,
+)
+from benchmarks._populations import POPULATIONS, sparse_linear_excess_risk
 from sklearn_ldp import SparseLDPMeanEstimator, SparseLDPRegressor
-from sklearn_ldp.optim import project_l1_ball
-from sklearn_ldp.randomizers import GaussianMechanism, GaussianRecordRandomizer
 
-N_RELEVANT = 3
-#: Users per partial_fit batch: about 40 MB of features per batch.
-CHUNK_ELEMENTS = 5_000_000
-DELTA = 1e-5
-
-
-def regression_chunks(n, d, rng):
-    s = N_RELEVANT
-    chunk = max(500, CHUNK_ELEMENTS // d)
-    for start in range(0, n, chunk):
-        size = min(chunk, n - start)
-        relevant = rng.uniform(-1, 1, (size, s)) / np.sqrt(2 * s)
-        rest = rng.standard_normal((size, d - s))
-        rest *= np.sqrt(0.5) / np.linalg.norm(rest, axis=1, keepdims=True)
-        X = np.hstack([relevant, rest])
-        yield X, X @ true_coef(d) + rng.uniform(-0.5, 0.5, size)
+EPSILONS = (0.5, 1.0, 2.0, 4.0, 8.0)
+SIZES = (10_000, 100_000, 1_000_000)
+#: Users per batch for the streaming baselines (bounded memory at n = 1e6).
+BATCH = 100_000
+#: d = 10^4: one draw of 10^4 users is 800 MB, the users' projection costs
+#: n d m with m ~ 3 sqrt(n) epsilon, the baselines need d x d statistics.
+HIGH_DIM_MAX_N = 10_000
+HIGH_DIM_REGRESSION_EPSILONS = (1.0, 4.0)
+HIGH_DIM_MEAN_PAPER_EPSILONS = (1.0,)
+HIGH_DIM_MEAN_CALIBRATION_EPSILONS = (1.0, 4.0)
+#: LassoCV grid of the non-private reference at d = 10^4.
+LASSO_ALPHAS = (3e-4, 1e-3, 3e-3, 1e-2, 3e-2)
 
 
-def true_coef(d):
-    s = N_RELEVANT
-    w = np.zeros(d)
-    w[:s] = 0.5 * np.sqrt(2 * s) / s * (-1.0) ** np.arange(s)
-    return w
+def seeds(n):
+    """Three draws at 10^4 users, two at 10^5, one at 10^6."""
+    return {10_000: (0, 1, 2), 100_000: (0, 1)}.get(n, (0,))
 
 
-def excess_risk(coef, intercept, d):
-    """Normalized population excess risk (the covariance of x is diagonal)."""
-    s = N_RELEVANT
-    variances = np.full(d, 0.5 / (d - s))
-    variances[:s] = 1.0 / (6 * s)
-    w = true_coef(d)
-    signal = np.sum(w**2 * variances)
-    return (np.sum((coef - w) ** 2 * variances) + intercept**2) / signal
-
-
-class NormalEquations:
-    """Streaming OLS with intercept (the LinearRegression solution)."""
-
-    def __init__(self, d):
-        self.gram, self.moment = np.zeros((d + 1, d + 1)), np.zeros(d + 1)
-
-    def update(self, X, y):
-        A = np.hstack([X, np.ones((X.shape[0], 1))])
-        self.gram += A.T @ A
-        self.moment += A.T @ y
-
-    def solve(self):
-        solution = np.linalg.lstsq(self.gram, self.moment, rcond=None)[0]
-        return solution[:-1], solution[-1]
-
-
-def run_regression(n, d, epsilon, seed, check_sklearn=False):
-    rng = np.random.RandomState(seed)
-    radius = np.abs(true_coef(d)).sum()
-    models = {"projected (sparse Phi)": "sparse"}
-    if d <= 2000:
-        models = {"projected (Gaussian Phi)": "gaussian", **models}
-        models["full-dim debiased"] = "identity"
-    estimators = {
-        name: SparseLDPRegressor(
+# ---------------------------------------------------------------- regression
+def regressor(population, **params):
+    def fit(data, epsilon, seed):
+        return SparseLDPRegressor(
             epsilon=epsilon,
             delta=DELTA,
-            l1_radius=radius,
-            projection=projection,
-            n_users=n,
+            l1_radius=population.params["l1_radius"],
+            data_norm=population.data_norm,
+            y_bound=population.y_bound,
             random_state=seed,
-            max_iter=2000,
-            tol=1e-7,
+            **params,
+        ).fit(data.X, data.y)
+
+    return fit
+
+
+def least_squares(population, debias):
+    """Gaussian reports of (x, y), streamed in batches (memory O(d^2))."""
+
+    def fit(data, epsilon, seed):
+        model = GaussianLeastSquares(
+            epsilon,
+            seed,
+            debias=debias,
+            delta=DELTA,
+            data_norm=population.data_norm,
+            y_bound=population.y_bound,
         )
-        for name, projection in models.items()
-    }
-    seconds = dict.fromkeys(estimators, 0.0)
-    naive_randomizer = GaussianRecordRandomizer(
-        d, epsilon=epsilon, delta=DELTA, y_bound=1.0
-    )
-    with_baselines = d <= 2000
-    naive, clean = (
-        (NormalEquations(d), NormalEquations(d)) if with_baselines else (None, None)
-    )
-    kept = []
-    for X, y in regression_chunks(n, d, rng):
-        for name, est in estimators.items():
-            _, sec, _ = timed(est.partial_fit, X, y)
-            seconds[name] += sec
-        if with_baselines:
-            reports = naive_randomizer.randomize(X, y, random_state=rng)
-            naive.update(reports["x"], reports["y"])
-            clean.update(X, y)
-            if check_sklearn:
-                kept.append((X, y))
-    row = dict(n=n, d=d, epsilon=epsilon)
-    for name, est in estimators.items():
-        row[name] = excess_risk(est.coef_, est.intercept_, d)
-        row[f"m ({name})"] = est.n_components_ if "projected" in name else d
-        row[f"s ({name})"] = seconds[name]
-    if with_baselines:
-        row["naive OLS"] = excess_risk(*naive.solve(), d)
-        coef, intercept = clean.solve()
-        row["non-private OLS"] = excess_risk(coef, intercept, d)
-        if check_sklearn:
-            X = np.vstack([k[0] for k in kept])
-            y = np.concatenate([k[1] for k in kept])
-            reference = LinearRegression().fit(X, y)
-            np.testing.assert_allclose(coef, reference.coef_, atol=1e-6)
-    return row
+        for rows in gen_batches(data.n, BATCH):
+            model.partial_fit(data.X[rows], data.y[rows])
+        return model
+
+    return fit
 
 
-def mean_chunks(n, d, rng):
-    chunk = max(500, CHUNK_ELEMENTS // d)
-    for start in range(0, n, chunk):
-        size = min(chunk, n - start)
-        X = rng.standard_normal((size, d)) * 0.02
-        X[:, 0] += rng.uniform(0.0, 0.6, size)
-        X[:, 1] -= rng.uniform(0.0, 0.6, size)
-        yield X / np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))
-
-
-def run_mean(n, d, epsilon, seed):
-    rng = np.random.RandomState(seed)
-    common = dict(
-        epsilon=epsilon, delta=DELTA, l1_radius=0.6, n_users=n, random_state=seed
-    )
-    estimators = {
-        "projected (default)": SparseLDPMeanEstimator(**common),
-        "paper config": SparseLDPMeanEstimator(
-            aggregation="median_of_means",
-            recovery="basis_pursuit",
-            calibration="paper",
-            **common,
+def regression_methods(population):
+    d = population.params["n_features"]
+    if d > 1000:
+        eps = HIGH_DIM_REGRESSION_EPSILONS
+        return [
+            Method(
+                "LassoCV",
+                lambda data, e, s: nonprivate(
+                    LassoCV(alphas=LASSO_ALPHAS, cv=3), data.X, data.y
+                ),
+                "non-private",
+            ),
+            Method("SparseLDPRegressor", regressor(population), epsilons=eps),
+            Method(
+                "paper",
+                regressor(population, calibration="paper"),
+                "paper",
+                epsilons=eps,
+            ),
+        ]
+    return [
+        Method(
+            "LinearRegression",
+            lambda data, e, s: nonprivate(LinearRegression(), data.X, data.y),
+            "non-private",
         ),
+        Method("SparseLDPRegressor", regressor(population)),
+        Method("paper", regressor(population, calibration="paper"), "paper"),
+        Method("naive OLS", least_squares(population, False), "baseline"),
+        Method("debiased LS", least_squares(population, True), "baseline"),
+    ]
+
+
+def evaluate_regression(model, data):
+    d = data.X.shape[1]
+    return {
+        "excess risk": sparse_linear_excess_risk(model.coef_, model.intercept_, d),
+        "m": float(getattr(model, "n_components_", d)),
     }
-    mechanism = GaussianMechanism(epsilon, DELTA, norm_bound=1.0)
-    naive_sum, clean_sum = np.zeros(d), np.zeros(d)
-    seconds = dict.fromkeys(estimators, 0.0)
-    for X in mean_chunks(n, d, rng):
-        for name, est in estimators.items():
-            _, sec, _ = timed(est.partial_fit, X)
-            seconds[name] += sec
-        naive_sum += mechanism.randomize(X, random_state=rng).sum(axis=0)
-        clean_sum += X.sum(axis=0)
-    truth, naive = clean_sum / n, naive_sum / n
-    row = dict(n=n, d=d, epsilon=epsilon)
-    for name, est in estimators.items():
-        row[name] = float(np.linalg.norm(est.location_ - truth))
-        row[f"s ({name})"] = seconds[name]
-    row["p"] = estimators["projected (default)"].n_components_
-    row["naive per-coordinate"] = float(np.linalg.norm(naive - truth))
-    row["naive + l1 projection"] = float(
-        np.linalg.norm(project_l1_ball(naive, 0.6) - truth)
-    )
-    return row
+
+
+# ---------------------------------------------------------------------- mean
+def mean_estimator(population, **params):
+    def fit(data, epsilon, seed):
+        return SparseLDPMeanEstimator(
+            epsilon=epsilon,
+            delta=DELTA,
+            l1_radius=population.params["l1_radius"],
+            data_norm=population.data_norm,
+            random_state=seed,
+            **params,
+        ).fit(data.X)
+
+    return fit
+
+
+def naive_mean(population, project):
+    """``_baselines.naive_gaussian_mean`` with the population's public bounds."""
+
+    def fit(data, epsilon, seed):
+        return naive_gaussian_mean(
+            data.X,
+            epsilon,
+            seed,
+            delta=DELTA,
+            norm_bound=population.data_norm,
+            l1_radius=population.params["l1_radius"] if project else None,
+        )
+
+    return fit
+
+
+def mean_methods(population):
+    d = population.params["n_features"]
+    paper_eps = HIGH_DIM_MEAN_PAPER_EPSILONS if d > 1000 else None
+    return [
+        Method("sample mean", lambda data, e, s: data.X.mean(axis=0), "non-private"),
+        Method("SparseLDPMeanEstimator", mean_estimator(population)),
+        Method(
+            "paper",
+            mean_estimator(
+                population,
+                aggregation="median_of_means",
+                recovery="basis_pursuit",
+                calibration="paper",
+            ),
+            "paper",
+            epsilons=paper_eps,
+        ),
+        Method(
+            "paper calibration only",
+            mean_estimator(population, calibration="paper"),
+            "paper",
+            epsilons=HIGH_DIM_MEAN_CALIBRATION_EPSILONS if d > 1000 else None,
+        ),
+        Method("naive mean", naive_mean(population, project=False), "baseline"),
+        Method(
+            "naive mean + l1 projection",
+            naive_mean(population, project=True),
+            "baseline",
+        ),
+    ]
+
+
+def mean_evaluator(population):
+    truth = population.params["mean"]
+
+    def evaluate(result, data):
+        location = getattr(result, "location_", result)
+        return {
+            "l2 error": float(np.linalg.norm(location - truth)),
+            "m": float(getattr(result, "n_components_", data.X.shape[1])),
+        }
+
+    return evaluate
+
+
+# -------------------------------------------------------------------- tables
+def components_line(table, methods):
+    """Where m differs from d: the components each private mode used."""
+    parts = []
+    for r in table:
+        if r["method"] in methods and r["epsilon"] != "inf":
+            d = POPULATIONS[r["population"]].params["n_features"]
+            if r["m"] < d:
+                parts.append(
+                    f"{r['population']}, n = {r['n']:,}, eps = {r['epsilon']:g}, "
+                    f"{r['method']}: m = {r['m']:.0f}"
+                )
+    if not parts:
+        return "m = d (no compression) in every cell."
+    return "Components used where m < d: " + "; ".join(parts) + "."
+
+
+def run_task(names, methods_for, evaluate_for, metric, sizes, epsilons, seeds_for):
+    rows = []
+    for name in names:
+        population = POPULATIONS[name]
+        d = population.params["n_features"]
+        methods = methods_for(population)
+        if d > 1000:
+            for method in methods:
+                method.max_n = HIGH_DIM_MAX_N
+        rows += run_grid(
+            population,
+            methods,
+            evaluate_for(population),
+            sizes=[n for n in sizes if d <= 1000 or n <= HIGH_DIM_MAX_N],
+            epsilons=epsilons,
+            seeds=(lambda n: (0,)) if d > 1000 else seeds_for,
+            n_test=0,  # every metric is an exact population quantity
+        )
+    return aggregate(rows, [metric, "m"])
+
+
+def describe(names):
+    return "\n".join(f"- `{name}`: {POPULATIONS[name].description}." for name in names)
 
 
 def main():
     args = parse_args(__doc__.splitlines()[0])
+    warnings.filterwarnings("ignore", category=ConvergenceWarning)
     if args.quick:
-        reg_grid = [(10_000, 100, 8.0)]
-        mean_grid = [(10_000, 100, 1.0)]
+        regression = ["sparse_linear_20d"]
+        means = ["sparse_mean_100d"]
+        sizes, epsilons, seeds_for = (10_000,), (1.0, 8.0), (lambda n: (0,))
     else:
-        reg_grid = (
-            [(n, 100, 8.0) for n in (10_000, 100_000, 1_000_000)]
-            + [(100_000, 1000, 8.0)]
-            + [(10_000, d, 8.0) for d in (1000, 10_000)]
-            + [(100_000, 100, eps) for eps in (1.0, 2.0, 4.0, 16.0)]
-        )
-        mean_grid = (
-            [(n, 200, 1.0) for n in (10_000, 100_000, 1_000_000)]
-            + [(10_000, d, 1.0) for d in (100, 1000, 10_000)]
-            + [(100_000, 200, eps) for eps in (0.5, 2.0, 4.0)]
-        )
-    reg_rows = []
-    for i, (n, d, eps) in enumerate(reg_grid):
-        reg_rows.append(run_regression(n, d, eps, args.seed, check_sklearn=i == 0))
-        print(reg_rows[-1], flush=True)
-    methods = [
-        "projected (Gaussian Phi)",
-        "projected (sparse Phi)",
-        "full-dim debiased",
-        "naive OLS",
-        "non-private OLS",
-    ]
-    columns = [
-        "n",
-        "d",
-        "epsilon",
-        *methods,
-        "m (projected (sparse Phi))",
-        "s (projected (sparse Phi))",
-    ]
-    notes = (
-        "Normalized population excess risk (R(w) - R(w*)) / Var(x^T w*), "
-        f"delta = {DELTA}, seed {args.seed}; m = n_components ('auto'); "
-        "s = seconds of partial_fit over all chunks (simulating the users "
-        "included). Empty cells: not run (d x d statistics above d = 2000)."
+        regression = ["sparse_linear_20d", "sparse_linear_100d", "sparse_linear_10000d"]
+        means = ["sparse_mean_100d", "sparse_mean_10000d"]
+        sizes, epsilons, seeds_for = SIZES, EPSILONS, seeds
+    command = f"python -m benchmarks.bench_sparse{' --quick' if args.quick else ''}"
+    seed_note = (
+        "one draw per cell (seed 0)"
+        if args.quick
+        else "mean over 3 draws (data and noise seeds 0-2) at n = 10^4, 2 at "
+        "10^5, 1 at 10^6 and at d = 10^4"
     )
+
+    table = run_task(
+        regression,
+        regression_methods,
+        lambda population: evaluate_regression,
+        "excess risk",
+        sizes,
+        epsilons,
+        seeds_for,
+    )
+    utility, columns = pivot(table, "excess risk")
+    times, time_columns = time_table(table, ("LinearRegression", "LassoCV"))
+    notes = f"""Normalized population excess risk (R(w) - R(w*)) / Var(x^T w*) of the
+fitted (coef_, intercept_), exact (no held-out sample): 0 is the truth, 1 is no
+better than predicting the mean. delta = {DELTA}; {seed_note}.
+
+Populations (l1_radius = ||w*||_1 = 1.22, ||x|| <= 1 and |y| <= 1 are public):
+
+{describe(regression)}
+
+Columns: `SparseLDPRegressor` = library default (projection='auto': the identity
+when n_components = ceil(sqrt(n eps^2 log d)) reaches d, else Gaussian; joint
+analytic calibration); `paper` = calibration='paper' (Gaussian projection as
+printed, eps/2 and delta/2 per part, classic formula); `LinearRegression` /
+`LassoCV` = non-private scikit-learn (LassoCV, 3-fold over alpha in
+{LASSO_ALPHAS}, at d = 10^4 where n <= d); `naive OLS` = GaussianLeastSquares
+(debias=False): OLS on Gaussian reports of (x, y) at the same (eps, delta);
+`debiased LS` = GaussianLeastSquares(debias=True) on the same reports.
+{components_line(table, ("SparseLDPRegressor", "paper"))}
+
+Restrictions: at d = 10^4 only n = 10^4 (one draw of 10^4 users is 800 MB and
+takes ~10 s to generate; the users' projection costs n d m with m ~ 3 sqrt(n)
+eps: about 40 s per fit at eps = 4, n = 10^4), the private modes at eps in
+{HIGH_DIM_REGRESSION_EPSILONS} only, and no naive / debiased LS (they need
+d x d = 10^8 statistics and an eigendecomposition of that matrix). FISTA uses
+the library default (max_iter=1000, tol=1e-6); convergence warnings are
+silenced.
+
+## Fit time / non-private fit time (same draw)
+
+{format_table(times, time_columns)}
+
+Seconds include simulating the users' randomizers. `non-private s` is the
+non-private fit's own time (LinearRegression; LassoCV at d = 10^4).
+
+Generated by `{command}`."""
     report(
         "sparse_regression",
-        reg_rows,
+        utility,
         columns,
-        title="SparseLDPRegressor",
+        title="SparseLDPRegressor: normalized excess risk",
         notes=notes,
         save=not args.no_save,
     )
-    mean_rows = []
-    for n, d, eps in mean_grid:
-        mean_rows.append(run_mean(n, d, eps, args.seed))
-        print(mean_rows[-1], flush=True)
-    mean_columns = [
-        "n",
-        "d",
-        "epsilon",
-        "p",
-        "projected (default)",
-        "paper config",
-        "naive per-coordinate",
-        "naive + l1 projection",
-        "s (projected (default))",
-    ]
-    mean_notes = (
-        "l2 error of the estimated mean against the clean sample mean; default "
-        "= plain mean + least squares over the l1 ball, paper config = "
-        "median-of-means + l1-residual basis pursuit + classic calibration."
+    if not args.no_save:
+        plot_utility(
+            table,
+            "excess risk",
+            "sparse_regression",
+            ylabel="excess risk / Var(x^T w*)",
+            logy=True,
+        )
+
+    table = run_task(
+        means,
+        mean_methods,
+        mean_evaluator,
+        "l2 error",
+        sizes,
+        epsilons,
+        seeds_for,
     )
+    utility, columns = pivot(table, "l2 error")
+    times, time_columns = time_table(table, ("sample mean",))
+    notes = f"""l2 distance of the estimated mean to the population mean mu (||mu||_2 =
+0.46, ||mu||_1 = 0.9; returning 0 scores 0.46). delta = {DELTA}; {seed_note}.
+
+Populations (l1_radius = 1 and ||x|| <= 1 are public):
+
+{describe(means)}
+
+Columns: `SparseLDPMeanEstimator` = library default (p = ceil(eps sqrt(n))
+components, capped at d, identity when p = d; plain mean of the reports; least
+squares over the l1 ball); `paper` = the paper's configuration
+(aggregation='median_of_means' over ceil(18 log(1/delta)) = 208 groups,
+recovery='basis_pursuit', calibration='paper'); `paper calibration only` = the
+default with calibration='paper' (Gaussian projection, split budget);
+`sample mean` = exact non-private mean (its error is the sampling error);
+`naive mean` = users release x + N(0, sigma^2 I_d) (GaussianMechanism, same
+eps and delta), the server averages; `+ l1 projection` projects that average
+onto the l1 ball (a baseline the paper does not consider). Debiased least
+squares does not apply (no regression).
+{components_line(table, ("SparseLDPMeanEstimator", "paper"))}
+
+Restrictions: at d = 10^4 only n = 10^4 (data of 800 MB; the users'
+projection costs n d p), `paper` at eps in {HIGH_DIM_MEAN_PAPER_EPSILONS} only (its
+basis-pursuit linear program has 2 d = 20 000 variables and p dense rows: 74 s
+at eps = 8 in a trial, where it returned 0, as it does in every cell with
+n <= 10^5 here) and
+`paper calibration only` at eps in {HIGH_DIM_MEAN_CALIBRATION_EPSILONS}.
+
+## Fit time / non-private fit time (same draw)
+
+{format_table(times, time_columns)}
+
+`non-private s` is the time of the exact mean (numpy), so ratios are large.
+
+Generated by `{command}`."""
     report(
         "sparse_mean",
-        mean_rows,
-        mean_columns,
-        title="SparseLDPMeanEstimator",
-        notes=mean_notes,
+        utility,
+        columns,
+        title="SparseLDPMeanEstimator: l2 error",
+        notes=notes,
         save=not args.no_save,
     )
     if not args.no_save:
-        plot(reg_rows, mean_rows, methods)
-
-
-def plot(reg_rows, mean_rows, methods):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, 3, figsize=(14, 4))
-    panels = [
-        (
-            axes[0],
-            [r for r in reg_rows if r["d"] == 100 and r["epsilon"] == 8.0],
-            "n",
-            methods,
-            "regression, d=100, eps=8",
-        ),
-        (
-            axes[1],
-            [r for r in reg_rows if r["n"] == 100_000 and r["d"] == 100],
-            "epsilon",
-            methods,
-            "regression, n=1e5, d=100",
-        ),
-        (
-            axes[2],
-            [r for r in mean_rows if r["d"] == 200 and r["epsilon"] == 1.0],
-            "n",
-            [
-                "projected (default)",
-                "paper config",
-                "naive per-coordinate",
-                "naive + l1 projection",
-            ],
-            "mean, d=200, eps=1",
-        ),
-    ]
-    for ax, rows, key, names, title in panels:
-        rows = sorted(rows, key=lambda r: r[key])
-        for name in names:
-            points = [(r[key], r[name]) for r in rows if name in r]
-            if points:
-                ax.plot(*zip(*points, strict=True), marker="o", label=name)
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel(key)
-        ax.set_title(title)
-        ax.legend(fontsize=7)
-    axes[0].set_ylabel("normalized excess risk / l2 error")
-    save_figure(fig, "sparse")
+        plot_utility(
+            table, "l2 error", "sparse_mean", ylabel="l2 error of the mean", logy=True
+        )
 
 
 if __name__ == "__main__":

@@ -114,7 +114,6 @@ BENCHMARK_ORDER = [
     "sparse_projection",
     "kernel_ridge",
     "kernel_ridge_auto",
-    "kernel_ridge_components",
     "kde",
     "kde_degree",
     "marginals",
