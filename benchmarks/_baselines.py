@@ -324,3 +324,39 @@ def ball_minimum(loss, derivative, X, y, radius, data_norm=1.0):
         options={"ftol": 1e-12, "maxiter": 500},
     )
     return LinearModel(result.x[:-1] / data_norm, result.x[-1])
+
+
+def public_l2_bound(population):
+    """The population's public l2 bound on ``x``: ``data_norm``, or for a box
+    ``[-b, b]^d`` its diagonal ``b sqrt(d)``."""
+    if population.data_norm is not None:
+        return population.data_norm
+    return float(np.max(np.abs(population.bounds))) * np.sqrt(
+        population.params["n_features"]
+    )
+
+
+def naive_classifier(make_model):
+    """A ``run_grid`` fit: :func:`naive_fit` of ``make_model(data)`` on two
+    classes, users clipping to the population's public l2 bound."""
+
+    def fit(data, epsilon, seed):
+        return naive_fit(
+            make_model(data),
+            data.X,
+            data.y,
+            epsilon,
+            seed,
+            classes=[0, 1],
+            data_norm=public_l2_bound(data.population),
+        )
+
+    return fit
+
+
+def debiased_classifier(data, epsilon, seed):
+    """A ``run_grid`` fit: :class:`GaussianLeastSquares` on +-1 labels, users
+    clipping to the population's public l2 bound."""
+    return GaussianLeastSquares(
+        epsilon, seed, classes=[0, 1], data_norm=public_l2_bound(data.population)
+    ).fit(data.X, data.y)

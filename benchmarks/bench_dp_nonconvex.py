@@ -69,7 +69,13 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 
-from benchmarks._baselines import DELTA, GaussianLeastSquares, naive_fit, nonprivate
+from benchmarks._baselines import (
+    DELTA,
+    debiased_classifier,
+    naive_classifier,
+    nonprivate,
+    public_l2_bound,
+)
 from benchmarks._harness import (
     Method,
     aggregate,
@@ -280,32 +286,9 @@ def evaluate(model, data):
     return {"accuracy": model.score(data.X_test, data.y_test)}
 
 
-def l2_bound(population):
-    """Public l2 bound of the rows (the box's diagonal for box populations)."""
-    if population.data_norm is not None:
-        return population.data_norm
-    return float(np.sqrt(population.params["n_features"]))
-
-
 def baselines(model):
     """Non-private ``model``, naive (``model`` on Gaussian reports) and
     debiased least squares on the same reports."""
-
-    def naive(data, epsilon, seed):
-        return naive_fit(
-            model,
-            data.X,
-            data.y,
-            epsilon,
-            seed,
-            classes=[0, 1],
-            data_norm=l2_bound(data.population),
-        )
-
-    def debiased(data, epsilon, seed):
-        return GaussianLeastSquares(
-            epsilon, seed, classes=[0, 1], data_norm=l2_bound(data.population)
-        ).fit(data.X, data.y)
 
     return [
         Method(
@@ -313,8 +296,8 @@ def baselines(model):
             lambda data, e, s: nonprivate(model, data.X, data.y),
             "non-private",
         ),
-        Method("naive (local)", naive, "baseline"),
-        Method("debiased LS (local)", debiased, "baseline"),
+        Method("naive (local)", naive_classifier(lambda data: model), "baseline"),
+        Method("debiased LS (local)", debiased_classifier, "baseline"),
     ]
 
 
@@ -495,7 +478,7 @@ def sparse_methods(population):
             delta=DELTA,
             solver="gd",
             n_epochs=SPARSE_ITERATIONS,
-            data_norm=l2_bound(data.population),
+            data_norm=public_l2_bound(data.population),
             random_state=seed,
         ).fit(data.X, data.y)
 

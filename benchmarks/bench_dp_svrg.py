@@ -44,7 +44,12 @@ from scipy.special import log_expit
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 
-from benchmarks._baselines import DELTA, GaussianLeastSquares, naive_fit, nonprivate
+from benchmarks._baselines import (
+    DELTA,
+    debiased_classifier,
+    naive_classifier,
+    nonprivate,
+)
 from benchmarks._harness import (
     Method,
     aggregate,
@@ -90,30 +95,16 @@ def methods(quick, n_max, paper_epsilons=None):
     """The grid's methods; at ``n_max`` (1e6) the paper mode runs only at
     ``paper_epsilons`` and the variants not at all (minutes per fit)."""
 
-    def naive(data, epsilon, seed):
-        return naive_fit(
-            logistic(data.n),
-            data.X,
-            data.y,
-            epsilon,
-            seed,
-            classes=[0, 1],
-            data_norm=data.population.data_norm,
-        )
-
-    def debiased(data, epsilon, seed):
-        return GaussianLeastSquares(
-            epsilon, seed, classes=[0, 1], data_norm=data.population.data_norm
-        ).fit(data.X, data.y)
-
     out = [
         Method(
             REFERENCE,
             lambda data, e, s: nonprivate(logistic(data.n), data.X, data.y),
             "non-private",
         ),
-        Method("naive (local)", naive, "baseline"),
-        Method("debiased LS (local)", debiased, "baseline"),
+        Method(
+            "naive (local)", naive_classifier(lambda data: logistic(data.n)), "baseline"
+        ),
+        Method("debiased LS (local)", debiased_classifier, "baseline"),
         Method("DP-SVRG (default)", dp_svrg()),
         Method(
             "DP-GD zCDP (paper)",

@@ -33,10 +33,10 @@ from sklearn.linear_model import LogisticRegression
 
 from benchmarks._baselines import (
     DELTA,
-    GaussianLeastSquares,
     ball_minimum,
+    debiased_classifier,
     linear_parts,
-    naive_fit,
+    naive_classifier,
     nonprivate,
 )
 from benchmarks._harness import (
@@ -102,22 +102,6 @@ def glm(**params):
 
 
 def methods(quick):
-    def naive(data, epsilon, seed):
-        return naive_fit(
-            LogisticRegression(),
-            data.X,
-            data.y,
-            epsilon,
-            seed,
-            classes=[0, 1],
-            data_norm=data.population.data_norm,
-        )
-
-    def debiased(data, epsilon, seed):
-        return GaussianLeastSquares(
-            epsilon, seed, classes=[0, 1], data_norm=data.population.data_norm
-        ).fit(data.X, data.y)
-
     out = [
         Method(
             REFERENCE,
@@ -136,8 +120,12 @@ def methods(quick):
             ),
             "non-private",
         ),
-        Method("naive LogisticRegression", naive, "baseline"),
-        Method("debiased LS", debiased, "baseline"),
+        Method(
+            "naive LogisticRegression",
+            naive_classifier(lambda data: LogisticRegression()),
+            "baseline",
+        ),
+        Method("debiased LS", debiased_classifier, "baseline"),
         Method("glm (default)", glm(), where=large_n_epsilons),
         Method("glm paper", glm(calibration="paper"), "paper"),
     ]

@@ -32,10 +32,10 @@ from sklearn.svm import LinearSVC
 
 from benchmarks._baselines import (
     DELTA,
-    GaussianLeastSquares,
     ball_minimum,
+    debiased_classifier,
     linear_parts,
-    naive_fit,
+    naive_classifier,
     nonprivate,
 )
 from benchmarks._harness import (
@@ -99,22 +99,6 @@ def hinge(**params):
 
 
 def methods(quick):
-    def naive(data, epsilon, seed):
-        return naive_fit(
-            LinearSVC(),
-            data.X,
-            data.y,
-            epsilon,
-            seed,
-            classes=[0, 1],
-            data_norm=data.population.data_norm,
-        )
-
-    def debiased(data, epsilon, seed):
-        return GaussianLeastSquares(
-            epsilon, seed, classes=[0, 1], data_norm=data.population.data_norm
-        ).fit(data.X, data.y)
-
     out = [
         Method(
             REFERENCE,
@@ -133,8 +117,10 @@ def methods(quick):
             ),
             "non-private",
         ),
-        Method("naive LinearSVC", naive, "baseline"),
-        Method("debiased LS", debiased, "baseline"),
+        Method(
+            "naive LinearSVC", naive_classifier(lambda data: LinearSVC()), "baseline"
+        ),
+        Method("debiased LS", debiased_classifier, "baseline"),
         Method("hinge (default)", hinge()),
         Method("hinge paper", hinge(calibration="paper"), "paper"),
     ]
