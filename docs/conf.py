@@ -191,7 +191,7 @@ def _write_benchmark_report():
         "",
     ]
     for stem in stems:
-        lines.append(_markdown_to_rst((here / f"{stem}.md").read_text()))
+        lines += ["", _markdown_to_rst((here / f"{stem}.md").read_text()), ""]
         for png in [
             p
             for p in pngs
