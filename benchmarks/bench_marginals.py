@@ -278,8 +278,7 @@ def main():
 
     utility, columns = features_ablation(**features)
     notes = (
-        "Two-class latent-mixture bits as `binary_8d`/`binary_10d`, with p features "
-        "(p = 12, 16, 24 are built in this script with the registry's sampler); "
+        "Populations `binary_<p>d` (two-class latent-mixture bits, p features); "
         "largest error over every cell of every 3-way table; "
         + ("one seed" if quick else "mean over 2 seeds")
         + ". `vector length d` = sum_{m <= 3} C(p, m), the multilinear vector the "
