@@ -198,6 +198,14 @@ def run_grid(
     return rows
 
 
+def seeds_by_size(base, counts=None):
+    """``n -> seeds`` for :func:`run_grid`: ``counts.get(n, 1)`` consecutive
+    seeds from ``base`` (default: 3 at 1e4 users, 2 at 1e5, 1 above), fewer
+    repeats where a fit is expensive and its spread small."""
+    counts = {10_000: 3, 100_000: 2} if counts is None else counts
+    return lambda n: [base + k for k in range(counts.get(n, 1))]
+
+
 def aggregate(rows, metrics, keys=("population", "n", "epsilon", "method", "mode")):
     """Mean (and standard deviation when repeated) over seeds per ``keys``."""
     groups = {}

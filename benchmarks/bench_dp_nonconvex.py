@@ -86,6 +86,7 @@ from benchmarks._harness import (
     report,
     run_grid,
     save_figure,
+    time_table,
 )
 from benchmarks._populations import POPULATIONS
 from sklearn_ldp import DPConstrainedClassifier, DPSVRGClassifier
@@ -301,21 +302,6 @@ def baselines(model):
     ]
 
 
-def time_table(table):
-    """Fit time / LogisticRegression's on the same draw, with its seconds."""
-    rows, columns = pivot(table, "time ratio")
-    seconds = {
-        (r["population"], r["n"]): r["seconds"]
-        for r in table
-        if r["method"] == REFERENCE
-    }
-    for row in rows:
-        row[f"{REFERENCE} s"] = seconds[(row["population"], row["n"])]
-        row.pop(REFERENCE, None)
-    columns = [c for c in columns if c != REFERENCE] + [f"{REFERENCE} s"]
-    return rows, columns
-
-
 def constrained(**params):
     def fit(data, epsilon, seed):
         return DPConstrainedClassifier(
@@ -403,7 +389,7 @@ def main_grid(args):
         )
     table = aggregate(rows, ["accuracy"])
     accuracy, columns = pivot(table, "accuracy")
-    times, time_columns = time_table(table)
+    times, time_columns = time_table(table, REFERENCE)
     command = "python -m benchmarks.bench_dp_nonconvex" + (
         " --quick" if args.quick else ""
     )
@@ -518,7 +504,7 @@ def sparse_experiment(args):
         )
     table = aggregate(rows, ["accuracy"])
     accuracy, columns = pivot(table, "accuracy")
-    times, time_columns = time_table(table)
+    times, time_columns = time_table(table, REFERENCE)
     command = "python -m benchmarks.bench_dp_nonconvex" + (
         " --quick" if args.quick else ""
     )

@@ -60,6 +60,8 @@ from benchmarks._harness import (
     report,
     run_grid,
     save_figure,
+    seeds_by_size,
+    time_table,
     timed,
 )
 from benchmarks._populations import POPULATIONS
@@ -126,33 +128,16 @@ def evaluate(model, data):
     return {"accuracy": model.score(data.X_test, data.y_test)}
 
 
-def time_table(table):
-    """Fit time / LogisticRegression's on the same draw, with its seconds."""
-    rows, columns = pivot(table, "time ratio")
-    seconds = {
-        (r["population"], r["n"]): r["seconds"]
-        for r in table
-        if r["method"] == REFERENCE
-    }
-    for row in rows:
-        row[f"{REFERENCE} s"] = seconds[(row["population"], row["n"])]
-        row.pop(REFERENCE, None)
-    columns = [c for c in columns if c != REFERENCE] + [f"{REFERENCE} s"]
-    return rows, columns
-
-
 def main_grid(args, populations):
     if args.quick:
         sizes, epsilons, big = [2_000, 20_000], [1.0, 4.0], None
 
-        def seeds(n):
-            return (args.seed,)
+        seeds = seeds_by_size(args.seed, counts={})  # one seed per size
 
     else:
         sizes, epsilons, big = [10_000, 100_000], [0.5, 1.0, 2.0, 4.0, 8.0], 1_000_000
 
-        def seeds(n):
-            return [args.seed + k for k in range({10_000: 3, 100_000: 2}.get(n, 1))]
+        seeds = seeds_by_size(args.seed)
 
     rows = []
     for population in populations:
@@ -178,7 +163,7 @@ def main_grid(args, populations):
         )
     table = aggregate(rows, ["accuracy"])
     accuracy, columns = pivot(table, "accuracy")
-    times, time_columns = time_table(table)
+    times, time_columns = time_table(table, REFERENCE)
     command = "python -m benchmarks.bench_dp_svrg" + (" --quick" if args.quick else "")
     descriptions = "; ".join(f"`{p.name}`: {p.description}" for p in populations)
     notes = (

@@ -47,6 +47,7 @@ from benchmarks._harness import (
     plot_utility,
     report,
     run_grid,
+    seeds_by_size,
     time_table,
 )
 from benchmarks._populations import POPULATIONS
@@ -149,14 +150,12 @@ def main():
     if args.quick:
         sizes, epsilons = [2_000, 20_000], [1.0, 8.0]
 
-        def seeds(n):
-            return (args.seed,)
+        seeds = seeds_by_size(args.seed, counts={})  # one seed per size
 
     else:
         sizes, epsilons = [10_000, 100_000, 1_000_000], [0.5, 1.0, 2.0, 4.0, 8.0]
 
-        def seeds(n):
-            return [args.seed + k for k in range({10_000: 3, 100_000: 2}.get(n, 1))]
+        seeds = seeds_by_size(args.seed)
 
     populations = [POPULATIONS["linear_rule_10d"], POPULATIONS["separable_2d"]]
     rows = []
