@@ -1,21 +1,30 @@
 """sklearn_ldp: scikit-learn estimators under local and central differential privacy.
 
-Estimators are re-exported here as they are added; every public estimator
-listed in ``__all__`` is checked by ``tests/test_common.py``.
+Every public estimator listed in ``__all__`` is checked by
+``tests/test_common.py``. Estimators are imported lazily (on first access),
+so that a device importing the client side alone, ``sklearn_ldp.randomizers``,
+loads no estimator or server code.
 """
 
-from ._bernstein import LocalBernsteinRegressor
-from ._dp_constrained import DPConstrainedClassifier
-from ._dp_svrg import DPSVRGClassifier
-from ._glm import GLMLDPClassifier
-from ._hinge import HingeLDPClassifier
-from ._kde import KernelDensityLDP
-from ._kernel_ridge import KernelRidgeLDP
-from ._marginals import KWayMarginalsLDP
-from ._sparse import SparseLDPMeanEstimator, SparseLDPRegressor
+import importlib
+
 from .exceptions import PrivacyLeakWarning
 
 __version__ = "0.1.0.dev0"
+
+#: Public estimator -> the module that defines it.
+_ESTIMATORS = {
+    "DPConstrainedClassifier": "._dp_constrained",
+    "DPSVRGClassifier": "._dp_svrg",
+    "GLMLDPClassifier": "._glm",
+    "HingeLDPClassifier": "._hinge",
+    "KernelDensityLDP": "._kde",
+    "KernelRidgeLDP": "._kernel_ridge",
+    "KWayMarginalsLDP": "._marginals",
+    "LocalBernsteinRegressor": "._bernstein",
+    "SparseLDPMeanEstimator": "._sparse",
+    "SparseLDPRegressor": "._sparse",
+}
 
 __all__ = [
     "DPConstrainedClassifier",
@@ -30,3 +39,15 @@ __all__ = [
     "SparseLDPMeanEstimator",
     "SparseLDPRegressor",
 ]
+
+
+def __getattr__(name):
+    if name in _ESTIMATORS:
+        value = getattr(importlib.import_module(_ESTIMATORS[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted({*globals(), *_ESTIMATORS})

@@ -1,107 +1,103 @@
 """The LDP client/server contract every LDP estimator follows.
 
-``fit(X, y)`` is exactly three steps that share nothing but public
-configuration and the reports::
+``fit(X, y)`` is exactly the client and the server, sharing nothing but
+public configuration and the reports::
 
-    randomizer = est.make_randomizer(n_features)          # public config
-    reports = randomizer.randomize(X, y, random_state)    # each user, locally
-    est.fit_reports(reports)                              # the server
+    randomizer = est.make_randomizer(n_features, n_users=len(X), classes=classes)
+    reports = randomizer.randomize(X, y, random_state=est.random_state)  # each user
+    est.fit_reports(reports)                                              # the server
 
-Subclasses implement ``make_randomizer`` and ``_fit_server(reports, rng)``;
-the server method receives a :class:`~sklearn_ldp.randomizers.Reports` and
-never the raw data.
+``classes`` is the public label set (classifiers only, ``None`` otherwise).
+For the same ``random_state`` the two give the same model: the users' noise
+and the server's own randomness come from separate streams
+(:func:`~sklearn_ldp.utils.check_noise_random_state`,
+:func:`~sklearn_ldp.utils.check_server_random_state`).
+
+An estimator picks one of :class:`LDPRegressorMixin`,
+:class:`LDPClassifierMixin` or :class:`LDPUnsupervisedMixin` (which give
+``fit``) and implements
+
+- ``make_randomizer(n_features, *, n_users=None, classes=None)``: the
+  public configuration, fixed before anyone reports. Estimators whose
+  configuration depends on the population size need ``n_users`` and say so
+  when it is missing; the others accept and ignore it. Regressors and
+  unsupervised estimators refuse ``classes`` (:meth:`_refuse_classes`);
+  classifiers require it (:meth:`LDPClassifierMixin._require_classes`);
+- ``_fit_server(reports, rng)``: the server; it receives a
+  :class:`~sklearn_ldp.randomizers.Reports` and never the raw data.
+
+Hooks, each with a default:
+
+- ``_expected_randomizer(reports)``: the randomizer that must have made the
+  reports (override when a public choice announced to the users, such as a
+  degree picked from the population size, is read from the reports);
+- ``_fit_simulated(X, y, classes)``: client then server on raw records;
+  streaming estimators override it to randomize and aggregate chunk by
+  chunk, giving the same model with bounded memory.
 """
 
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, _fit_context
+from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
 from .randomizers import Reports, config_fingerprint, describe_config_mismatch
-from .utils import check_noise_random_state
+from .utils import check_server_random_state
 
 
 class LDPEstimatorMixin:
-    """Shared ``fit`` / ``fit_reports`` for non-interactive LDP estimators.
-
-    Subclasses define ``make_randomizer(n_features)`` (regressors) or
-    ``make_randomizer(n_features, classes=None)`` (classifiers) and
-    ``_fit_server(reports, rng)``. Keys listed in the randomizer's
-    ``public_random_keys`` (public seeds drawn when ``random_state`` is None)
-    are taken from the reports rather than compared.
-    """
+    """``fit_reports`` and the simulation shared by non-interactive LDP estimators."""
 
     _ldp_parameter_constraints = {
         "epsilon": [Interval(Real, 0, None, closed="neither")],
         "random_state": ["random_state"],
     }
 
-    #: Set by classifiers.
-    _is_ldp_classifier = False
-
-    def _validate_fit_input(self, X, y):
-        if self._is_ldp_classifier:
-            X, y = validate_data(self, X, y, dtype=np.float64)
-            check_classification_targets(y)
-            classes = np.unique(y)
-            if classes.shape[0] < 2:
-                raise ValueError(
-                    "The training data has one class (a single label); a classifier needs "
-                    f"at least two, got {classes.tolist()}."
-                )
-            return X, y, classes
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
-        return X, y, None
-
-    #: Set by estimators whose randomizer depends on the (public) population
-    #: size: ``fit`` then passes ``n_users=len(X)`` to ``make_randomizer``.
-    _population_is_public = False
-
-    def _make_randomizer_for(self, n_features, classes, n_users=None):
-        kwargs = {"n_users": n_users} if self._population_is_public else {}
-        if self._is_ldp_classifier:
-            return self.make_randomizer(n_features, classes=classes, **kwargs)
-        return self.make_randomizer(n_features, **kwargs)
-
-    def _expected_randomizer(self, config):
-        """The randomizer this estimator publishes, for reports with ``config``.
-
-        Override when public choices announced to the users (a degree picked
-        from the population size, ...) must be read from the reports.
-        """
-        classes = config.get("classes") if self._is_ldp_classifier else None
-        return self._make_randomizer_for(config.get("n_features"), classes)
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Simulate the local randomizers on ``(X, y)``, then fit the server.
-
-        Equivalent to ``fit_reports(make_randomizer(n_features).randomize(X, y,
-        rng))`` with one random generator from ``random_state``.
-
-        For classifiers the set of class labels is taken from ``y`` and
-        treated as public schema (like the number of features): it is part
-        of the randomizer's public configuration.
+    def make_randomizer(self, n_features, *, n_users=None, classes=None):
+        """The users' randomizer: public configuration, fixed before anyone reports.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            One row per user.
-        y : array-like of shape (n_samples,)
-            Targets or labels.
+        n_features : int
+            Number of raw features (public schema).
+        n_users : int or None, default=None
+            Public population size; needed only by estimators whose public
+            configuration depends on it.
+        classes : array-like or None, default=None
+            Public label set (classifiers only).
 
         Returns
         -------
-        self : object
+        randomizer : LocalRandomizer
         """
-        X, y, classes = self._validate_fit_input(X, y)
-        rng = check_noise_random_state(self.random_state)
-        randomizer = self._make_randomizer_for(X.shape[1], classes, n_users=X.shape[0])
-        reports = randomizer.randomize(X, y, random_state=rng)
-        return self._fit_from_reports(reports, rng)
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def _refuse_classes(self, classes):
+        if classes is not None:
+            raise ValueError(
+                f"{type(self).__name__} is not a classifier: make_randomizer takes "
+                f"no classes, got {classes!r}."
+            )
+
+    def _fit_simulated(self, X, y, classes):
+        """Simulate every user's randomizer on the raw records, then fit the server."""
+        randomizer = self.make_randomizer(
+            X.shape[1], n_users=X.shape[0], classes=classes
+        )
+        reports = randomizer.randomize(X, y, random_state=self.random_state)
+        return self._fit_from_reports(reports)
+
+    def _expected_randomizer(self, reports):
+        """The randomizer this estimator publishes, for ``reports``."""
+        config = reports.config
+        return self.make_randomizer(
+            config.get("n_features"),
+            n_users=config.get("n_users", len(reports)),
+            classes=config.get("classes"),
+        )
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit_reports(self, reports):
@@ -122,16 +118,14 @@ class LDPEstimatorMixin:
                 f"fit_reports expects a Reports object, got {type(reports).__name__}."
             )
         self._check_reports(reports)
-        n_features = reports.n_features
-        self.n_features_in_ = n_features
+        self.n_features_in_ = reports.n_features
         if hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
-        rng = check_noise_random_state(self.random_state)
-        return self._fit_from_reports(reports, rng)
+        return self._fit_from_reports(reports)
 
     def _check_reports(self, reports):
         config = reports.config
-        expected = self._expected_randomizer(config)
+        expected = self._expected_randomizer(reports)
         expected_config = expected.get_config()
         for key in getattr(expected, "public_random_keys", ()):
             expected_config[key] = config.get(key)
@@ -142,16 +136,121 @@ class LDPEstimatorMixin:
                 + describe_config_mismatch(expected_config, config)
             )
 
-    def _fit_from_reports(self, reports, rng):
-        if self._is_ldp_classifier:
-            self.classes_ = np.asarray(reports.config["classes"])
+    def _fit_from_reports(self, reports):
         self.privacy_epsilon_ = float(reports.config["epsilon"])
         self.privacy_delta_ = float(reports.config["delta"])
-        self._fit_server(reports, rng)
+        self._fit_server(reports, check_server_random_state(self.random_state))
         return self
 
     def _fit_server(self, reports, rng):  # pragma: no cover - abstract
         raise NotImplementedError
+
+
+class LDPRegressorMixin(LDPEstimatorMixin):
+    """``fit(X, y)`` for LDP estimators with a numeric target."""
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Simulate the local randomizers on ``(X, y)``, then fit the server.
+
+        Equivalent to ``fit_reports(make_randomizer(n_features,
+        n_users=len(X)).randomize(X, y, random_state))``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            One row per user.
+        y : array-like of shape (n_samples,)
+            Targets.
+
+        Returns
+        -------
+        self : object
+        """
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
+        return self._fit_simulated(X, y, None)
+
+
+class LDPClassifierMixin(LDPEstimatorMixin):
+    """``fit(X, y)`` for LDP classifiers; the label set is public configuration."""
+
+    def _require_classes(self, classes):
+        if classes is None:
+            raise ValueError(
+                f"{type(self).__name__}.make_randomizer needs the public label set: "
+                "pass classes=[...] (the users encode their label against it)."
+            )
+        classes = np.sort(np.asarray(classes))
+        if classes.ndim != 1 or len(np.unique(classes)) != len(classes):
+            raise ValueError(f"classes must be distinct labels, got {classes!r}.")
+        if len(classes) < 2:
+            raise ValueError(
+                f"A classifier needs at least two classes, got {classes.tolist()}."
+            )
+        return classes
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Simulate the local randomizers on ``(X, y)``, then fit the server.
+
+        Equivalent to ``fit_reports(make_randomizer(n_features, n_users=len(X),
+        classes=np.unique(y)).randomize(X, y, random_state))``. The set of
+        class labels is taken from ``y`` and treated as public schema (like
+        the number of features): it is part of the randomizer's public
+        configuration.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            One row per user.
+        y : array-like of shape (n_samples,)
+            Labels.
+
+        Returns
+        -------
+        self : object
+        """
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        check_classification_targets(y)
+        classes = np.unique(y)
+        if classes.shape[0] < 2:
+            raise ValueError(
+                "The training data has one class (a single label); a classifier needs "
+                f"at least two, got {classes.tolist()}."
+            )
+        return self._fit_simulated(X, y, classes)
+
+    def _fit_from_reports(self, reports):
+        self.classes_ = np.asarray(reports.config["classes"])
+        return super()._fit_from_reports(reports)
+
+
+class LDPUnsupervisedMixin(LDPEstimatorMixin):
+    """``fit(X, y=None)`` for LDP estimators of the distribution of ``X``."""
+
+    def _check_records(self, X):
+        """Hook: refuse records the randomizer cannot encode (e.g. non-binary)."""
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Simulate the local randomizers on ``X``, then fit the server.
+
+        Equivalent to ``fit_reports(make_randomizer(n_features,
+        n_users=len(X)).randomize(X, random_state=random_state))``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            One record per user.
+        y : Ignored
+
+        Returns
+        -------
+        self : object
+        """
+        X = validate_data(self, X, dtype=np.float64)
+        self._check_records(X)
+        return self._fit_simulated(X, None, None)
 
 
 def announced_degree(estimator, config):
@@ -178,4 +277,11 @@ def ldp_tags(tags, *, poor_score=True):
     return tags
 
 
-__all__ = ["BaseEstimator", "LDPEstimatorMixin", "ldp_tags"]
+__all__ = [
+    "LDPClassifierMixin",
+    "LDPEstimatorMixin",
+    "LDPRegressorMixin",
+    "LDPUnsupervisedMixin",
+    "announced_degree",
+    "ldp_tags",
+]

@@ -9,53 +9,29 @@ and, on a ball, ``method='pmd', constraint='l2'`` here (same solver).
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._linear import (
-    CentralFitMixin,
-    LinearClassifierOutputMixin,
-    MultinomialProbaMixin,
-)
+from ._central import CentralDPClassifierMixin, _clipped_design, _pack_weights
+from ._linear import LinearClassifierOutputMixin, MultinomialProbaMixin
 from .accounting import calibrate_dp_gd, calibrate_exponential_selections
+from .losses import gradient_bound, smoothness
 from .optim import (
     dp_accmd,
     dp_frank_wolfe,
     dp_gd,
     dp_pmd_entropic,
     frank_wolfe_gap,
-    get_loss,
-    gradient_bound,
     gradient_mapping,
-    smoothness,
 )
-from .randomizers import clip_interval, clip_l2
-from .utils import check_noise_random_state
 
 #: Default number of iterations ``T`` when ``n_iter=None``.
 DEFAULT_ITERATIONS = 100
 
 
-def _design(X, data_norm, data_norm_type, fit_intercept, intercept_scaling):
-    """Clipped rows with the public intercept column; their l2 and l-inf bounds."""
-    if data_norm_type == "l2":
-        rows = clip_l2(X, data_norm)
-        row_l2, row_inf = float(data_norm), float(data_norm)
-    else:
-        rows = clip_interval(X, -data_norm, data_norm)
-        row_l2, row_inf = float(data_norm * np.sqrt(X.shape[1])), float(data_norm)
-    penalized = np.ones(X.shape[1] + int(fit_intercept), dtype=bool)
-    if fit_intercept:
-        rows = np.hstack([rows, np.full((X.shape[0], 1), float(intercept_scaling))])
-        penalized[-1] = False
-        row_l2 = float(np.hypot(row_l2, intercept_scaling))
-        row_inf = max(row_inf, float(intercept_scaling))
-    return rows, row_l2, row_inf, penalized
-
-
 class DPConstrainedClassifier(
-    CentralFitMixin,
+    CentralDPClassifierMixin,
     LinearClassifierOutputMixin,
     MultinomialProbaMixin,
     ClassifierMixin,
@@ -203,24 +179,12 @@ class DPConstrainedClassifier(
     """
 
     _parameter_constraints = {
-        "epsilon": [Interval(Real, 0, None, closed="neither")],
-        "delta": [Interval(Real, 0, 1, closed="neither")],
-        "loss": [StrOptions({"logistic", "squared_hinge", "sigmoid"})],
+        **CentralDPClassifierMixin._central_parameter_constraints,
         "method": [StrOptions({"fw_l1", "fw_l2", "pmd", "accmd"})],
         "constraint": [StrOptions({"l1", "l2"})],
         "radius": [Interval(Real, 0, None, closed="neither")],
-        "alpha": [Interval(Real, 0, None, closed="left")],
         "n_iter": [Interval(Integral, 1, None, closed="left"), None],
-        "learning_rate": [
-            StrOptions({"auto"}),
-            Interval(Real, 0, None, closed="neither"),
-        ],
-        "data_norm": [Interval(Real, 0, None, closed="neither")],
         "data_norm_type": [StrOptions({"l2", "linf"})],
-        "fit_intercept": ["boolean"],
-        "intercept_scaling": [Interval(Real, 0, None, closed="neither")],
-        "calibration": [StrOptions({"rdp", "paper"})],
-        "random_state": ["random_state"],
     }
 
     def __init__(
@@ -259,11 +223,7 @@ class DPConstrainedClassifier(
         self.random_state = random_state
 
     def _check_configuration(self, n_classes):
-        if n_classes > 2 and self.loss != "logistic":
-            raise ValueError(
-                f"loss={self.loss!r} is binary; with {n_classes} classes use "
-                "loss='logistic' (multinomial)."
-            )
+        super()._check_configuration(n_classes)
         if self.method == "fw_l1" and self.constraint != "l1":
             raise ValueError(
                 "method='fw_l1' selects a vertex of the l1 ball (seed 004 "
@@ -289,24 +249,20 @@ class DPConstrainedClassifier(
                 "only; use method='pmd' or 'fw_*' with loss='sigmoid'."
             )
 
-    def _train(self, X, class_indices, n_classes, rng, callback=None):
-        """The private training run on validated arrays (no side effects).
-
-        Returns the weights ``(d, k)`` (intercept row last) and a dict of the
-        public run constants. ``callback(W, n_gradient_evaluations)`` traces
-        the optimisation (benchmarks, tests).
-        """
-        n_samples = X.shape[0]
-        loss = get_loss("multinomial" if n_classes > 2 else self.loss)
-        targets = loss.encode(class_indices, n_classes)
-        rows, row_l2, row_inf, penalized = _design(
+    def _design(self, X):
+        """``X`` clipped to the public l2 or per-feature bound, intercept column."""
+        return _clipped_design(
             X,
             self.data_norm,
             self.data_norm_type,
             self.fit_intercept,
             self.intercept_scaling,
         )
-        n_outputs = loss.n_outputs(n_classes)
+
+    def _solve(self, design, targets, loss, n_outputs, rng, callback):
+        """Calibrate the ``T`` releases, then run the chosen method on the design."""
+        rows, row_l2, row_inf, penalized = design
+        n_samples = rows.shape[0]
         # ||W||_2 <= ||W||_1 <= radius on both balls bounds the margins.
         G = gradient_bound(loss, row_l2, self.radius)
         L = smoothness(loss, row_l2)
@@ -314,28 +270,30 @@ class DPConstrainedClassifier(
         R = float(self.radius)
         convex = loss.convex
         output = "last" if convex else "random"
-        run = dict(G=G, L=L, T=T, noise_multiplier=None, step_epsilon=None, step=None)
+        run = {
+            "gradient_bound_": G,
+            "noise_multiplier_": None,
+            "step_epsilon_": None,
+            "n_iter_": T,
+            "smoothness_": L,
+        }
         if self.method == "fw_l1":
             G_inf = loss.derivative_bound(row_l2, R) * row_inf
             selection = calibrate_exponential_selections(
                 self.epsilon, self.delta, T, self.calibration
             )
             sensitivity = 2.0 * R * G_inf / n_samples
-            run.update(
-                spent=selection.epsilon,
-                step_epsilon=selection.step_epsilon,
-                sensitivity=sensitivity,
-            )
+            run["epsilon_spent_"] = float(selection.epsilon)
+            run["step_epsilon_"] = selection.step_epsilon
         else:
             method = "zcdp" if self.calibration == "paper" else "rdp"
             noise = calibrate_dp_gd(self.epsilon, self.delta, T, method)
             sensitivity = 2.0 * G / n_samples
-            run.update(
-                spent=noise.epsilon,
-                noise_multiplier=noise.noise_multiplier,
-                sensitivity=sensitivity,
-            )
+            run["epsilon_spent_"] = float(noise.epsilon)
+            run["noise_multiplier_"] = noise.noise_multiplier
             noise_std = noise.noise_multiplier * sensitivity
+        run["sensitivity_"] = sensitivity
+        problem = (rows, targets, loss)
         common = dict(rng=rng, callback=callback)
         if self.method in ("fw_l1", "fw_l2"):
             if self.learning_rate != "auto":
@@ -344,11 +302,9 @@ class DPConstrainedClassifier(
                 step = "harmonic"
             else:
                 step = min(1.0, 1.0 / np.sqrt(2.0 * L * R**2 * T))
-            run["step"] = None if step == "harmonic" else step
+            run["learning_rate_"] = None if step == "harmonic" else step
             W = dp_frank_wolfe(
-                rows,
-                targets,
-                loss,
+                *problem,
                 W0=np.zeros((rows.shape[1], n_outputs)),
                 constraint=self.constraint,
                 radius=R,
@@ -357,19 +313,17 @@ class DPConstrainedClassifier(
                 oracle="exponential" if self.method == "fw_l1" else "gaussian",
                 output=output,
                 noise_std=None if self.method == "fw_l1" else noise_std,
-                step_epsilon=run["step_epsilon"],
+                step_epsilon=run["step_epsilon_"],
                 score_sensitivity=sensitivity,
                 **common,
             )
         elif self.method == "pmd":
             auto = 1.0 / (2.0 * L * R**2) if self.constraint == "l1" else 0.5 / L
             step = auto if self.learning_rate == "auto" else float(self.learning_rate)
-            run["step"] = step
+            run["learning_rate_"] = step
             if self.constraint == "l2":
                 W = dp_gd(
-                    rows,
-                    targets,
-                    loss,
+                    *problem,
                     W0=np.zeros((rows.shape[1], n_outputs)),
                     step=step,
                     alpha=self.alpha,
@@ -383,9 +337,7 @@ class DPConstrainedClassifier(
                 )
             else:
                 W = dp_pmd_entropic(
-                    rows,
-                    targets,
-                    loss,
+                    *problem,
                     n_outputs=n_outputs,
                     radius=R,
                     l1_penalty=self.alpha,
@@ -403,11 +355,9 @@ class DPConstrainedClassifier(
                 if self.learning_rate == "auto"
                 else 1.0 / float(self.learning_rate)
             )
-            run["step"] = 1.0 / M
+            run["learning_rate_"] = 1.0 / M
             W = dp_accmd(
-                rows,
-                targets,
-                loss,
+                *problem,
                 n_outputs=n_outputs,
                 constraint=self.constraint,
                 radius=R,
@@ -419,42 +369,6 @@ class DPConstrainedClassifier(
                 **common,
             )
         return W, run
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Fit the model with (epsilon, delta)-DP.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-
-        Returns
-        -------
-        self : object
-        """
-        X, class_indices = self._validate_training_data(X, y)
-        n_classes = self.classes_.shape[0]
-        self._check_configuration(n_classes)
-        rng = check_noise_random_state(self.random_state)
-        W, run = self._train(X, class_indices, n_classes, rng)
-        self._set_coefficients(W, X.shape[1])
-        self.epsilon_spent_ = float(run["spent"])
-        self.gradient_bound_ = run["G"]
-        self.sensitivity_ = run["sensitivity"]
-        self.noise_multiplier_ = run["noise_multiplier"]
-        self.step_epsilon_ = run["step_epsilon"]
-        self.n_iter_ = run["T"]
-        self.smoothness_ = run["L"]
-        self.learning_rate_ = run["step"]
-        return self
-
-    def _weights(self):
-        """The fitted weights in the solver's coordinates (intercept row last)."""
-        W = self.coef_.T
-        if self.fit_intercept:
-            W = np.vstack([W, self.intercept_ / self.intercept_scaling])
-        return W
 
     def optimality_measures(self, X, y):
         """Stationarity of the fitted model on ``(X, y)`` (**not private**).
@@ -482,15 +396,11 @@ class DPConstrainedClassifier(
             raise ValueError(f"y has labels unseen in fit: {unknown.tolist()}.")
         class_indices = np.searchsorted(self.classes_, y)
         n_classes = self.classes_.shape[0]
-        loss = get_loss("multinomial" if n_classes > 2 else self.loss)
-        rows, _, _, penalized = _design(
-            X,
-            self.data_norm,
-            self.data_norm_type,
-            self.fit_intercept,
-            self.intercept_scaling,
+        loss = self._loss(n_classes)
+        rows, _, _, penalized = self._design(X)
+        W = _pack_weights(
+            self.coef_, self.intercept_, self.fit_intercept, self.intercept_scaling
         )
-        W = self._weights()
         targets = loss.encode(class_indices, n_classes)
         gradient = rows.T @ loss.derivative(rows @ W, targets) / rows.shape[0]
         mapping = gradient_mapping(
@@ -508,9 +418,3 @@ class DPConstrainedClassifier(
                 W, gradient, self.constraint, self.radius
             ),
         }
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        # Noisy by design, and the default unit ball limits the margins.
-        tags.classifier_tags.poor_score = True
-        return tags

@@ -3,48 +3,21 @@
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._linear import (
-    CentralFitMixin,
-    LinearClassifierOutputMixin,
-    MultinomialProbaMixin,
-)
+from ._central import CentralDPClassifierMixin
+from ._linear import LinearClassifierOutputMixin, MultinomialProbaMixin
 from .accounting import calibrate_dp_gd, calibrate_dp_svrg
-from .optim import (
-    difference_bound,
-    dp_gd,
-    dp_svrg,
-    get_loss,
-    gradient_bound,
-    smoothness,
-)
-from .randomizers import clip_l2
-from .utils import check_noise_random_state
+from .losses import difference_bound, gradient_bound, smoothness
+from .optim import dp_gd, dp_svrg, svrg_epoch_lengths
 
 #: Default number of epochs (SVRG, SVRG++) or steps (GD) when ``n_epochs=None``.
 DEFAULT_EPOCHS = {"svrg": 10, "svrg++": 6, "gd": 100}
 
 
-def _clipped_design(X, data_norm, fit_intercept, intercept_scaling):
-    """Rows clipped to ``data_norm``, with the public intercept column appended.
-
-    Returns the design, the public bound ``R`` on its row norms and the mask of
-    penalized rows of the weight matrix (all but the intercept).
-    """
-    rows = clip_l2(X, data_norm)
-    penalized = np.ones(X.shape[1] + int(fit_intercept), dtype=bool)
-    if not fit_intercept:
-        return rows, float(data_norm), penalized
-    column = np.full((X.shape[0], 1), float(intercept_scaling))
-    penalized[-1] = False
-    row_norm = float(np.hypot(data_norm, intercept_scaling))
-    return np.hstack([rows, column]), row_norm, penalized
-
-
 class DPSVRGClassifier(
-    CentralFitMixin,
+    CentralDPClassifierMixin,
     LinearClassifierOutputMixin,
     MultinomialProbaMixin,
     ClassifierMixin,
@@ -198,25 +171,13 @@ class DPSVRGClassifier(
     """
 
     _parameter_constraints = {
-        "epsilon": [Interval(Real, 0, None, closed="neither")],
-        "delta": [Interval(Real, 0, 1, closed="neither")],
-        "loss": [StrOptions({"logistic", "squared_hinge", "sigmoid"})],
+        **CentralDPClassifierMixin._central_parameter_constraints,
         "solver": [StrOptions({"svrg", "svrg++", "gd"})],
-        "alpha": [Interval(Real, 0, None, closed="left")],
         "l1_ratio": [Interval(Real, 0, 1, closed="both")],
         "batch_size": [Interval(Integral, 1, None, closed="left")],
         "n_epochs": [Interval(Integral, 1, None, closed="left"), None],
         "inner_steps": [Interval(Integral, 1, None, closed="left"), None],
-        "learning_rate": [
-            StrOptions({"auto"}),
-            Interval(Real, 0, None, closed="neither"),
-        ],
-        "data_norm": [Interval(Real, 0, None, closed="neither")],
         "coef_norm": [Interval(Real, 0, None, closed="neither"), None],
-        "fit_intercept": ["boolean"],
-        "intercept_scaling": [Interval(Real, 0, None, closed="neither")],
-        "calibration": [StrOptions({"rdp", "paper"})],
-        "random_state": ["random_state"],
     }
 
     def __init__(
@@ -257,11 +218,7 @@ class DPSVRGClassifier(
         self.random_state = random_state
 
     def _check_configuration(self, n_classes):
-        if n_classes > 2 and self.loss != "logistic":
-            raise ValueError(
-                f"loss={self.loss!r} is binary; with {n_classes} classes use "
-                "loss='logistic' (multinomial)."
-            )
+        super()._check_configuration(n_classes)
         if self.solver == "svrg" and self.alpha * (1.0 - self.l1_ratio) <= 0:
             raise ValueError(
                 "solver='svrg' (DP-SVRG, Alg. 1) needs a strongly convex "
@@ -280,55 +237,32 @@ class DPSVRGClassifier(
                 "weights are bounded: set coef_norm (a public radius)."
             )
 
-    def _epoch_lengths(self, n_samples, n_epochs):
-        if self.solver == "gd":
-            return np.array([n_epochs])
-        per_pass = -(-n_samples // self.batch_size)
-        if self.solver == "svrg":
-            first = self.inner_steps or per_pass
-            return np.full(n_epochs, first, dtype=np.int64)
-        first = self.inner_steps or max(1, -(-per_pass // 4))
-        return first * 2 ** np.arange(n_epochs, dtype=np.int64)
-
-    def _train(self, X, class_indices, n_classes, rng, callback=None):
-        """The private training run on validated arrays (no side effects).
-
-        Returns the weights ``(d, k)`` (intercept row last) and a dict of the
-        public run constants. Every fit goes through here; the canary test
-        calls it directly to train thousands of times cheaply, and the
-        benchmark passes ``callback(W, n_gradient_evaluations)`` to trace the
-        optimisation (see the solvers in :mod:`sklearn_ldp.optim`).
-        """
-        n_samples = X.shape[0]
-        loss = get_loss("multinomial" if n_classes > 2 else self.loss)
-        targets = loss.encode(class_indices, n_classes)
-        rows, row_norm, penalized = _clipped_design(
-            X, self.data_norm, self.fit_intercept, self.intercept_scaling
-        )
+    def _solve(self, design, targets, loss, n_outputs, rng, callback):
+        """Calibrate the run, then DP-GD or DP-SVRG(++) on the clipped design."""
+        rows, row_norm, penalized = design.rows, design.row_l2, design.penalized
+        n_samples = rows.shape[0]
         G = gradient_bound(loss, row_norm, self.coef_norm)
         H = difference_bound(loss, row_norm, self.coef_norm)
         strong = self.alpha * (1.0 - self.l1_ratio)
         L = smoothness(loss, row_norm) + strong
         n_epochs = self.n_epochs or DEFAULT_EPOCHS[self.solver]
-        lengths = self._epoch_lengths(n_samples, n_epochs)
-        W0 = np.zeros((rows.shape[1], loss.n_outputs(n_classes)))
+        problem = (rows, targets, loss)
         common = dict(
             alpha=self.alpha,
             l1_ratio=self.l1_ratio,
             penalized=penalized,
             radius=self.coef_norm,
             rng=rng,
-            W0=W0,
+            W0=np.zeros((rows.shape[1], n_outputs)),
             callback=callback,
         )
         if self.solver == "gd":
+            lengths = np.array([n_epochs])
             step = 1.0 / L if self.learning_rate == "auto" else self.learning_rate
             method = "zcdp" if self.calibration == "paper" else "rdp"
             noise = calibrate_dp_gd(self.epsilon, self.delta, n_epochs, method)
             W = dp_gd(
-                rows,
-                targets,
-                loss,
+                *problem,
                 step=step,
                 n_steps=n_epochs,
                 noise_std=noise.noise_multiplier * 2.0 * G / n_samples,
@@ -336,13 +270,18 @@ class DPSVRGClassifier(
                 **common,
             )
         else:
+            lengths = svrg_epoch_lengths(
+                n_samples,
+                self.batch_size,
+                n_epochs,
+                self.inner_steps,
+                doubling=self.solver == "svrg++",
+            )
             step = 0.5 / L if self.learning_rate == "auto" else self.learning_rate
             q = min(1.0, self.batch_size / n_samples)
             noise = calibrate_dp_svrg(self.epsilon, self.delta, q, lengths)
             W = dp_svrg(
-                rows,
-                targets,
-                loss,
+                *problem,
                 step=step,
                 epoch_lengths=lengths,
                 sampling_rate=q,
@@ -354,43 +293,15 @@ class DPSVRGClassifier(
                 restart="snapshot" if self.solver == "svrg" else "last",
                 **common,
             )
-        run = dict(noise=noise, G=G, H=H, lengths=lengths, n_epochs=n_epochs, step=step)
+        run = {
+            "epsilon_spent_": noise.epsilon,
+            "gradient_bound_": G,
+            "difference_bound_": H,
+            "noise_multiplier_": noise.noise_multiplier,
+            "snapshot_noise_multipliers_": noise.snapshot_noise_multipliers,
+            "sampling_rate_": noise.sampling_rate,
+            "epoch_lengths_": lengths,
+            "n_epochs_": n_epochs,
+            "learning_rate_": float(step),
+        }
         return W, run
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Fit the model with (epsilon, delta)-DP.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-
-        Returns
-        -------
-        self : object
-        """
-        X, class_indices = self._validate_training_data(X, y)
-        n_classes = self.classes_.shape[0]
-        self._check_configuration(n_classes)
-        rng = check_noise_random_state(self.random_state)
-        W, run = self._train(X, class_indices, n_classes, rng)
-        self._set_coefficients(W, X.shape[1])
-        noise = run["noise"]
-        self.epsilon_spent_ = noise.epsilon
-        self.gradient_bound_ = run["G"]
-        self.difference_bound_ = run["H"]
-        self.noise_multiplier_ = noise.noise_multiplier
-        self.snapshot_noise_multipliers_ = noise.snapshot_noise_multipliers
-        self.sampling_rate_ = noise.sampling_rate
-        self.epoch_lengths_ = run["lengths"]
-        self.n_epochs_ = run["n_epochs"]
-        self.learning_rate_ = float(run["step"])
-        return self
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        # Noisy by design: at the default epsilon on small data the accuracy
-        # is far from the non-private model's.
-        tags.classifier_tags.poor_score = True
-        return tags

@@ -1,40 +1,38 @@
-"""Kernel density and smooth queries under non-interactive LDP (local trigonometric mechanism).
+"""KernelDensityLDP: kernel density and smooth queries under non-interactive LDP.
 
 Seed 001 (Wang, Gaboardi, Smith, Xu, JMLR 2020), section 6.2, Algorithm 7;
-ALGORITHMS.md section 6. Each user maps its record to ``u in [-1, 1]^p``
-(public box, clipped) and releases the vector of
-``prod_i cos(v_i arccos u_i) = prod_i T_{v_i}(u_i)``, ``v in {0..t-1}^p``,
-through LDP-AVG. The server holds the private Chebyshev moments of the
-empirical distribution; any smooth linear query ``(1/n) sum_i f(x_i)`` is
-``sum_v c_v m_v`` with ``f``'s coefficients ``c_v``
-(:func:`~sklearn_ldp.aggregation.trigonometric_coefficients`). The Gaussian
-kernel density at a point is such a query, for every bandwidth: the released
-vector does not depend on the bandwidth, so any number of bandwidths (or
-other queries) cost no further privacy.
+ALGORITHMS.md section 6. Each user releases the Chebyshev basis of its
+record through LDP-AVG
+(:class:`~sklearn_ldp.randomizers.TrigonometricRandomizer`). The server
+holds the private Chebyshev moments of the empirical distribution
+(:func:`~sklearn_ldp.aggregation.estimate_vector_mean`); any smooth linear
+query ``(1/n) sum_i f(x_i)`` is ``sum_v c_v m_v`` with ``f``'s coefficients
+``c_v`` (:func:`~sklearn_ldp.aggregation.trigonometric_coefficients`). The
+Gaussian kernel density at a point is such a query, for every bandwidth
+(:func:`~sklearn_ldp.aggregation.kernel_density`): the released vector does
+not depend on the bandwidth, so any number of bandwidths (or other queries)
+cost no further privacy.
 """
 
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, _fit_context
+from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import LDPEstimatorMixin, announced_degree
+from ._base import LDPUnsupervisedMixin, announced_degree
 from .aggregation import (
-    chebyshev_coefficients_from_nodes,
-    chebyshev_nodes,
-    chebyshev_tensor_basis,
+    estimate_vector_mean,
+    kernel_density,
+    moment_tensor,
     trigonometric_coefficients,
 )
-from .aggregation._trigonometric import default_nodes
-from .randomizers import clip_interval
-from .randomizers._ldp_avg import VECTOR_MECHANISMS, VectorAverageRandomizer
-from .utils import check_noise_random_state
+from .randomizers import TrigonometricRandomizer
+from .randomizers._ldp_avg import PARTITION_SEED_TAG, VECTOR_MECHANISMS
+from .randomizers._trigonometric import check_box
+from .utils import public_seed, warn_few_users
 
-#: Query points times moment-tensor slices held at once in ``score_samples``.
-_QUERY_BLOCK = 2**22
 #: ``degree='auto'``: the largest ``t <= _AUTO_MAX_DEGREE`` giving every
 #: coordinate at least ``_AUTO_USERS_PER_COORDINATE`` users.
 _AUTO_MAX_DEGREE = 16
@@ -49,164 +47,16 @@ def auto_degree(n_users, n_features):
     return degree
 
 
-def _box(bounds, n_features):
-    bounds = np.asarray(bounds, dtype=float)
-    if bounds.shape == (2,):
-        bounds = np.repeat(bounds[:, None], n_features, axis=1)
-    if bounds.shape != (2, n_features):
-        raise ValueError(
-            "bounds must be (low, high) or an array of shape (2, n_features) = "
-            f"(2, {n_features}); got shape {bounds.shape}."
-        )
-    if not np.all(np.isfinite(bounds)) or np.any(bounds[0] >= bounds[1]):
-        raise ValueError(
-            f"bounds need finite low < high per feature, got {bounds.tolist()}."
-        )
-    return bounds[0].copy(), bounds[1].copy()
+def _bandwidth(bandwidth, n_users, n_features):
+    """The kernel bandwidth: a number, or scikit-learn's ``'scott'`` / ``'silverman'`` rule."""
+    if bandwidth == "scott":
+        return n_users ** (-1.0 / (n_features + 4))
+    if bandwidth == "silverman":
+        return (n_users * (n_features + 2) / 4.0) ** (-1.0 / (n_features + 4))
+    return float(bandwidth)
 
 
-class TrigonometricRandomizer(VectorAverageRandomizer):
-    """Client side of the local trigonometric mechanism (seed 001, Algorithm 7).
-
-    Each user clips its record to the public box, maps it to
-    ``u in [-1, 1]^p`` and releases the ``t^p - 1`` non-constant entries of
-    ``prod_i T_{v_i}(u_i)`` (the ``v = 0`` entry is the constant 1) through
-    LDP-AVG.
-
-    Guarantee: each user's record is epsilon-LDP. Every entry lies in
-    ``[-1, 1]`` (a product of cosines): the sampled scheme releases one with
-    the full epsilon on that interval; the full vector adds
-    ``Lap(2 d / epsilon)`` to each of the ``d = t^p - 1`` entries (l1
-    sensitivity at most ``2 d``). Seed 001 prints ``b = 1`` for Lemma 3,
-    whose values lie in ``[0, b]``; the entries here range over an interval
-    of width 2, so ``b = 2`` is what makes Lemma 3 apply.
-
-    Parameters
-    ----------
-    n_features : int
-    epsilon : float
-    degree : int
-        ``t``: ``v_i in {0..t-1}``.
-    lower, upper : array-like of shape (n_features,)
-        The public box.
-    mechanism : {'piecewise', 'duchi', 'laplace', 'full_vector'}
-    public_seed : int or None
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from sklearn_ldp._kde import TrigonometricRandomizer
-    >>> rand = TrigonometricRandomizer(2, epsilon=1.0, degree=4, lower=[-1, -1], upper=[1, 1])
-    >>> rand.n_coordinates
-    15
-    >>> rand.randomize(np.zeros((3, 2)), random_state=0).as_matrix().shape
-    (3, 2)
-    """
-
-    def __init__(
-        self,
-        n_features,
-        *,
-        epsilon,
-        degree,
-        lower=-1.0,
-        upper=1.0,
-        mechanism="piecewise",
-        public_seed=None,
-    ):
-        self.n_features = int(n_features)
-        if self.n_features < 1:
-            raise ValueError(f"n_features must be >= 1, got {n_features}.")
-        self._init_mechanism(epsilon, mechanism, public_seed)
-        if isinstance(degree, bool) or not isinstance(degree, Integral) or degree < 1:
-            raise ValueError(f"degree must be an integer >= 1, got {degree!r}.")
-        self.degree = int(degree)
-        lower = np.broadcast_to(np.asarray(lower, dtype=float), (self.n_features,))
-        upper = np.broadcast_to(np.asarray(upper, dtype=float), (self.n_features,))
-        self.box_lower, self.box_upper = _box(np.stack([lower, upper]), self.n_features)
-        n_terms = float(self.degree) ** self.n_features
-        self.n_coordinates = int(n_terms) - 1 if n_terms < 2**62 else 2**62
-        if self.n_coordinates < 1:
-            raise ValueError(
-                "degree = 1 gives only the constant term; use degree >= 2."
-            )
-        self._check_size()
-        self.unit_interval = (-1.0, 1.0)
-        self.coordinate_scale = np.ones(self.n_coordinates)
-
-    def _size_advice(self):
-        return (
-            f"t^p = {self.degree}^{self.n_features} terms. Lower the degree or use "
-            "fewer features (smooth queries are for low dimension)."
-        )
-
-    def _config(self):
-        return {
-            "degree": self.degree,
-            "lower": self.box_lower.tolist(),
-            "upper": self.box_upper.tolist(),
-            **self._mechanism_config(),
-        }
-
-    def _prepare(self, X):
-        X = clip_interval(X, self.box_lower, self.box_upper)
-        units = (2.0 * X - self.box_lower - self.box_upper) / (
-            self.box_upper - self.box_lower
-        )
-        return np.arccos(np.clip(units, -1.0, 1.0))
-
-    def _exponents(self, coordinates):
-        # Coordinate j is the multi-index v of flat index j + 1 (0 is constant).
-        shape = (self.degree,) * self.n_features
-        return np.stack(np.unravel_index(np.asarray(coordinates) + 1, shape), axis=-1)
-
-    def _unit_values(self, angles, coordinates):
-        return np.prod(np.cos(self._exponents(coordinates) * angles), axis=1)
-
-    def _unit_vector(self, angles):
-        return chebyshev_tensor_basis(np.cos(angles), self.degree)[:, 1:]
-
-    def moments(self, reports):
-        """Server: the private moment tensor ``m_v``, shape ``(t,) * p`` (``m_0 = 1``)."""
-        mean, counts = self.estimate_mean(reports)
-        moments = np.concatenate([[1.0], mean]).reshape(
-            (self.degree,) * self.n_features
-        )
-        return moments, counts
-
-
-def gaussian_kernel_coefficients(
-    centers, bandwidth, degree, lower, upper, n_nodes=None
-):
-    """Chebyshev coefficients of ``x -> N(x; center, bandwidth^2)`` on ``[lower, upper]``.
-
-    One axis: for every center, the first ``t`` coefficients in the rescaled
-    variable ``u``. Returns shape ``(n_centers, t)``.
-    """
-    n_nodes = default_nodes(degree) if n_nodes is None else n_nodes
-    nodes = 0.5 * (lower + upper) + 0.5 * (upper - lower) * chebyshev_nodes(n_nodes)
-    z = (nodes[None, :] - np.asarray(centers, dtype=float)[:, None]) / bandwidth
-    values = np.exp(-0.5 * z**2) / (np.sqrt(2.0 * np.pi) * bandwidth)
-    return chebyshev_coefficients_from_nodes(values, degree)
-
-
-def contract_moments(moments, factors):
-    """``sum_v moments[v] prod_j factors[j][q, v_j]`` for every query ``q``.
-
-    ``moments`` has shape ``(t,) * p``; ``factors`` is a list of ``p``
-    arrays ``(n_queries, t)``. Contracts the last axis first, so the largest
-    temporary is ``t^(p-1) x n_queries``.
-    """
-    p = moments.ndim
-    t = moments.shape[0]
-    current = moments.reshape(-1, t) @ factors[-1].T  # (t^(p-1), n_q)
-    for axis in range(p - 2, -1, -1):
-        current = current.reshape(-1, t, current.shape[-1])
-        current = np.einsum("avq,qv->aq", current, factors[axis])
-    return current.reshape(-1)
-
-
-class KernelDensityLDP(LDPEstimatorMixin, BaseEstimator):
+class KernelDensityLDP(LDPUnsupervisedMixin, BaseEstimator):
     """Gaussian kernel density estimation under local DP (local trigonometric mechanism).
 
     The private counterpart of :class:`sklearn.neighbors.KernelDensity`:
@@ -292,13 +142,13 @@ default='piecewise'
     >>> X = np.clip(rng.normal(0, 0.3, size=(50_000, 1)), -1, 1)
     >>> kde = KernelDensityLDP(epsilon=2.0, bandwidth=0.2, random_state=0).fit(X)
     >>> np.exp(kde.score_samples([[0.0], [0.6]])).round(2)  # scikit-learn: 1.11, 0.27
-    array([1.12, 0.27])
+    array([1.15, 0.26])
     >>> kde.set_params(bandwidth=0.4).score_samples([[0.0]]).round(2)  # same reports
     array([-0.21])
     """
 
     _parameter_constraints = {
-        **LDPEstimatorMixin._ldp_parameter_constraints,
+        **LDPUnsupervisedMixin._ldp_parameter_constraints,
         "bandwidth": [
             Interval(Real, 0, None, closed="neither"),
             StrOptions({"scott", "silverman"}),
@@ -328,9 +178,7 @@ default='piecewise'
         self.density_floor = density_floor
         self.random_state = random_state
 
-    def make_randomizer(
-        self, n_features, n_users=None, *, degree=None, public_seed=None
-    ):
+    def make_randomizer(self, n_features, *, n_users=None, classes=None):
         """The users' randomizer (public configuration).
 
         Parameters
@@ -338,95 +186,70 @@ default='piecewise'
         n_features : int
         n_users : int or None, default=None
             Number of users; needed by ``degree='auto'``.
-        degree : int or None, default=None
-            Override of ``degree`` (the server uses the one in the reports).
-        public_seed : int or None, default=None
-            Seed of the public partition; drawn in ``randomize`` when None.
+        classes : None
+            Refused (the estimator is unsupervised).
 
         Returns
         -------
         randomizer : TrigonometricRandomizer
         """
+        self._refuse_classes(classes)
+        degree = None
+        if self.degree == "auto":
+            if n_users is None:
+                raise ValueError(
+                    "degree='auto' chooses t from the number of users: pass "
+                    "make_randomizer(n_features, n_users=...), or set an integer "
+                    "degree."
+                )
+            degree = auto_degree(int(n_users), int(n_features))
+        return self._build_randomizer(
+            n_features,
+            degree=degree,
+            seed=public_seed(self.random_state, PARTITION_SEED_TAG),
+        )
+
+    def _build_randomizer(self, n_features, *, degree, seed):
+        """The randomizer with an announced degree (None: ``self.degree``) and seed."""
         self._validate_params()
-        lower, upper = _box(self.bounds, int(n_features))
-        if degree is None:
-            degree = self.degree
-            if degree == "auto":
-                if n_users is None:
-                    raise ValueError(
-                        "degree='auto' chooses t from the number of users: pass "
-                        "make_randomizer(n_features, n_users=...), or set an integer "
-                        "degree."
-                    )
-                degree = auto_degree(int(n_users), int(n_features))
+        lower, upper = check_box(self.bounds, int(n_features))
         return TrigonometricRandomizer(
             n_features,
             epsilon=self.epsilon,
-            degree=degree,
+            degree=self.degree if degree is None else degree,
             lower=lower,
             upper=upper,
             mechanism=self.mechanism,
-            public_seed=public_seed,
+            public_seed=seed,
         )
 
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
-        """Simulate the users' randomizers on ``X``, then fit the server.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            One record per user.
-        y : Ignored
-
-        Returns
-        -------
-        self : object
-        """
-        X = validate_data(self, X, dtype=np.float64)
-        rng = check_noise_random_state(self.random_state)
-        randomizer = self.make_randomizer(X.shape[1], n_users=X.shape[0])
-        reports = randomizer.randomize(X, random_state=rng)
-        return self._fit_from_reports(reports, rng)
-
-    def _expected_randomizer(self, config):
-        # degree='auto' was resolved and announced before the users replied.
-        degree = announced_degree(self, config)
-        return self.make_randomizer(config.get("n_features"), degree=degree)
+    def _expected_randomizer(self, reports):
+        # degree='auto' was resolved and announced before the users replied,
+        # and so was the partition's public seed.
+        config = reports.config
+        return self._build_randomizer(
+            config.get("n_features"),
+            degree=announced_degree(self, config),
+            seed=config.get("public_seed"),
+        )
 
     def _fit_server(self, reports, rng):
-        config = reports.config
-        randomizer = self.make_randomizer(
-            config["n_features"],
-            degree=config["degree"],
-            public_seed=config["public_seed"],
+        randomizer = self._expected_randomizer(reports)
+        n_users = len(reports)
+        warn_few_users(
+            n_users,
+            randomizer.n_groups,
+            cells="coordinates in the users' vector (degree^n_features - 1)",
+            advice="Lower the degree or collect more users.",
         )
-        n_users, d = len(reports), randomizer.n_coordinates
-        if n_users < d and randomizer.mechanism != "full_vector":
-            warnings.warn(
-                f"The users' vector has {d} coordinates (degree^n_features - 1) but "
-                f"there are only {n_users} users, so {d - n_users} coordinates have no "
-                "report. Lower the degree or collect more users.",
-                UserWarning,
-                stacklevel=3,
-            )
-        self.moments_, _ = randomizer.moments(reports)
+        mean, _ = estimate_vector_mean(randomizer, reports)
+        self.moments_ = moment_tensor(mean, randomizer.degree, randomizer.n_features)
         self.n_samples_seen_ = n_users
         self.degree_ = randomizer.degree
-        self.n_coordinates_ = d
-        self.users_per_coordinate_ = (
-            float(n_users) if randomizer.mechanism == "full_vector" else n_users / d
-        )
+        self.n_coordinates_ = randomizer.n_coordinates
+        self.users_per_coordinate_ = n_users / randomizer.n_groups
         self.box_ = np.stack([randomizer.box_lower, randomizer.box_upper])
         return self
-
-    def _bandwidth(self):
-        n, p = self.n_samples_seen_, self.n_features_in_
-        if self.bandwidth == "scott":
-            return n ** (-1.0 / (p + 4))
-        if self.bandwidth == "silverman":
-            return (n * (p + 2) / 4.0) ** (-1.0 / (p + 4))
-        return float(self.bandwidth)
 
     def density(self, X):
         """Private estimate of the Gaussian kernel density at ``X`` (may be <= 0).
@@ -442,20 +265,10 @@ default='piecewise'
         check_is_fitted(self)
         self._validate_params()
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        bandwidth = self._bandwidth()
-        t, p = self.moments_.shape[0], self.moments_.ndim
-        block = max(1, _QUERY_BLOCK // t ** max(p - 1, 1))
-        out = np.empty(X.shape[0])
-        for start in range(0, X.shape[0], block):
-            rows = slice(start, start + block)
-            factors = [
-                gaussian_kernel_coefficients(
-                    X[rows, j], bandwidth, t, self.box_[0, j], self.box_[1, j]
-                )
-                for j in range(p)
-            ]
-            out[rows] = contract_moments(self.moments_, factors)
-        return out
+        bandwidth = _bandwidth(
+            self.bandwidth, self.n_samples_seen_, self.n_features_in_
+        )
+        return kernel_density(self.moments_, self.box_[0], self.box_[1], X, bandwidth)
 
     def score_samples(self, X):
         """Log of the private density estimate at ``X`` (floored, see ``density_floor``).
@@ -526,4 +339,4 @@ default='piecewise'
         return tags
 
 
-__all__ = ["KernelDensityLDP", "TrigonometricRandomizer"]
+__all__ = ["KernelDensityLDP", "auto_degree"]

@@ -1,7 +1,8 @@
-"""Kernel ridge regression under non-interactive LDP (seed 003, Algorithm 4).
+"""Kernel ridge regression under non-interactive LDP (Zheng et al. 2017, Algorithm 4).
 
 Each user maps ``x`` through a *public* random Fourier feature map ``phi``
-(``m`` features, ``||phi(x)|| <= sqrt(2)``), clips ``y`` to the public
+(:class:`~sklearn_ldp.randomizers.RandomFourierFeatures`, ``m`` features,
+``||phi(x)|| <= sqrt(2)``), clips ``y`` to the public
 ``[-y_bound, y_bound]`` and sends ``z = phi(x) + N(0, sigma_x^2 I_m)`` and
 ``v = y + N(0, sigma_y^2)``. The server only needs ``Z^T Z``, ``Z^T v`` and
 ``n``: it accumulates them chunk by chunk (memory ``O(m^2)`` whatever ``n``),
@@ -13,23 +14,27 @@ import math
 from numbers import Integral, Real
 
 import numpy as np
-import scipy.linalg
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
-from sklearn.utils import check_random_state, gen_batches
+from sklearn.utils import gen_batches
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import LDPEstimatorMixin, ldp_tags
-from .aggregation import RandomFourierFeatures, SufficientStatistics
-from .aggregation._random_features import FEATURE_NORM_BOUND, KERNELS
-from .randomizers import (
-    DEFAULT_CHUNK_SIZE,
-    GaussianRecordRandomizer,
-    clip_l2,
-    config_fingerprint,
-    describe_config_mismatch,
+from ._base import LDPEstimatorMixin, LDPRegressorMixin, ldp_tags
+from .aggregation import (
+    FoldedStatistics,
+    check_gaussian_reports,
+    debiased_cv_risk,
+    debiased_least_squares,
+    solve_ridge,
 )
-from .utils import check_noise_random_state
+from .randomizers import (
+    FOURIER_FEATURE_NORM,
+    GaussianRecordRandomizer,
+    RandomFourierFeatures,
+    feature_map_seed,
+)
+from .randomizers._feature_maps import KERNELS
+from .utils import check_noise_random_state, public_seed
 
 #: Upper limit of ``n_components='auto'``: the server holds and
 #: eigen-decomposes an ``m x m`` matrix; beyond a few hundred features the
@@ -47,8 +52,9 @@ CV_STD_ERRORS = 1.0
 #: ``alpha='auto'`` with fewer than two users (no fold can be held out).
 _FALLBACK_ALPHA = 0.1
 
-#: Mixed into an integer ``random_state`` to derive the public feature seed,
-#: so the public frequencies never share a random stream with the users' noise.
+#: Tag of the public feature seed derived from an integer ``random_state``
+#: (:func:`~sklearn_ldp.utils.public_seed`): the public frequencies never
+#: share a random stream with the users' noise.
 _FEATURE_SEED_TAG = 0x52FF
 
 
@@ -91,222 +97,7 @@ def noise_aware_n_components(n_users, sigma_x):
     return int(min(max(m, 2), MAX_AUTO_COMPONENTS))
 
 
-def _public_feature_seed(random_state):
-    """The public seed of the random features, from the estimator's ``random_state``.
-
-    An integer gives a seed derived through ``SeedSequence`` (a stream
-    independent of ``RandomState(random_state)``, which simulates the users'
-    noise in ``fit``); ``None`` gives fresh OS entropy; a ``RandomState``
-    instance is drawn from.
-    """
-    if random_state is None:
-        return int(np.random.SeedSequence().generate_state(1)[0])
-    if isinstance(random_state, Integral):
-        sequence = np.random.SeedSequence([int(random_state), _FEATURE_SEED_TAG])
-        return int(sequence.generate_state(1)[0])
-    return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
-
-
-def _independent_stream(rng):
-    """A generator seeded from ``rng`` through ``SeedSequence`` (a distinct stream)."""
-    entropy = [int(rng.randint(np.iinfo(np.int32).max)), _FEATURE_SEED_TAG + 1]
-    return np.random.RandomState(np.random.SeedSequence(entropy).generate_state(8))
-
-
-def _solve_debiased_ridge(stats, sigma, alpha):
-    """Solve ``(Q / n + alpha I) w = Z^T v / n`` with ``Q = Proj_PSD(Z^T Z - n sigma^2 I)``.
-
-    ``Q / n`` is PSD and ``alpha > 0``, so the system is positive definite.
-    """
-    gram = stats.debiased_gram(sigma) / stats.n
-    gram.flat[:: gram.shape[0] + 1] += alpha
-    return scipy.linalg.solve(gram, stats.moment / stats.n, assume_a="pos")
-
-
-def _debiased_cv_risk(folds, square_sums, sigma_x, sigma_y, alphas):
-    """Held-out squared loss of each ``alpha``, estimated from reports only.
-
-    For every fold ``k`` the model ``w(alpha)`` is fitted on the other folds
-    and scored on fold ``k``. Since ``w`` does not depend on fold ``k``'s
-    noise and ``E[(v - w^T z)^2] = (y - w^T phi)^2 + s^2`` with
-    ``s^2 = sigma_y^2 + sigma_x^2 ||w||^2``, the fold's statistics give the
-    unbiased estimate
-
-        (sum v^2 - 2 w^T Z^T v + w^T Z^T Z w) / n_k - s^2
-
-    of its clean loss. Its noise is large when ``w`` is (small ``alpha``):
-    per user the debiased loss has variance about ``2 s^4 + 4 r s^2``
-    (``r`` the clean loss), known from the public noise levels, so the
-    function also returns that standard error and the caller can prefer an
-    ``alpha`` whose estimate is trustworthy. All ``alpha`` share one
-    eigen-decomposition per fold. Only the sufficient statistics are used:
-    this is post-processing.
-
-    Returns
-    -------
-    risk : ndarray of shape (n_alphas,)
-        Mean held-out loss over all users, ``nan`` when no fold can be held out.
-    std_error : ndarray of shape (n_alphas,)
-        Standard error of ``risk`` due to the Gaussian noise of the reports.
-    """
-    alphas = np.asarray(alphas, dtype=float)
-    total_gram = sum(fold.gram for fold in folds)
-    total_moment = sum(fold.moment for fold in folds)
-    total_n = sum(fold.n for fold in folds)
-    risk, variance, n_scored = np.zeros(alphas.shape), np.zeros(alphas.shape), 0
-    for fold, square_sum in zip(folds, square_sums, strict=True):
-        n_train = total_n - fold.n
-        if fold.n == 0 or n_train == 0:
-            continue
-        train_gram = (total_gram - fold.gram) / n_train
-        train_gram.flat[:: train_gram.shape[0] + 1] -= sigma_x**2
-        eigvals, eigvecs = np.linalg.eigh(0.5 * (train_gram + train_gram.T))
-        eigvals = np.maximum(eigvals, 0.0)  # Proj_PSD
-        rotated = eigvecs.T @ ((total_moment - fold.moment) / n_train)
-        W = eigvecs @ (rotated[:, None] / (eigvals[:, None] + alphas[None, :]))
-        noise = sigma_y**2 + sigma_x**2 * np.einsum("ia,ia->a", W, W)
-        loss = square_sum - 2.0 * fold.moment @ W
-        loss = (loss + np.einsum("ia,ia->a", W, fold.gram @ W)) / fold.n - noise
-        risk += fold.n * loss
-        variance += fold.n * (2.0 * noise**2 + 4.0 * np.maximum(loss, 0.0) * noise)
-        n_scored += fold.n
-    if not n_scored:
-        return np.full(alphas.shape, np.nan), np.full(alphas.shape, np.nan)
-    return risk / n_scored, np.sqrt(variance) / n_scored
-
-
-class RandomFeatureRandomizer(GaussianRecordRandomizer):
-    """Client of :class:`KernelRidgeLDP`: noisy random Fourier features and noisy ``y``.
-
-    The user (1) clips ``x`` to the l2 ball of radius ``data_norm`` if one is
-    given (the kernel features are bounded for every ``x``, so privacy does
-    not need it); (2) computes the public random Fourier features
-    ``phi(x) = sqrt(2/m) cos(W^T x + b)`` (``W, b`` rebuilt from the public
-    ``feature_seed``) and clips them to ``sqrt(2)`` (a no-op: every
-    coordinate is at most ``sqrt(2/m)`` in absolute value); (3) clips ``y``
-    to ``[-y_bound, y_bound]``; (4) sends ``z = phi + N(0, sigma_x^2 I_m)``
-    and ``v = y + N(0, sigma_y^2)``.
-
-    Privacy. For any two records, ``||phi(x) - phi(x')|| <= 2 sqrt(2)`` and
-    ``|y - y'| <= 2 y_bound``. ``calibration='analytic'`` treats ``(z, v)`` as
-    one Gaussian mechanism of sensitivity
-    ``sqrt((2 sqrt(2) / sigma_x)^2 + (2 y_bound / sigma_y)^2)`` at unit noise
-    and calibrates it exactly (analytic Gaussian mechanism);
-    ``calibration='paper'`` gives each part ``(epsilon/2, delta/2)`` with the
-    classic formula and basic composition (seed 003, Algorithm 4, steps 4-5).
-    Either way each user's record ``(x, y)`` is (epsilon, delta)-LDP.
-
-    Parameters
-    ----------
-    n_features : int
-    epsilon : float
-    delta : float
-    n_components : int
-        Number of random features ``m``.
-    kernel : {'rbf', 'laplacian'}, default='rbf'
-    gamma : float or None, default=None
-        Kernel parameter, ``None`` for ``1 / n_features``.
-    feature_seed : int, default=0
-        Public seed of the random features.
-    y_bound : float, default=1.0
-    data_norm : float or None, default=None
-    calibration : {'analytic', 'paper'}, default='analytic'
-    n_users : int or None, default=None
-        Public population size the protocol was planned for (recorded in
-        the configuration when it determined ``n_components``).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from sklearn_ldp._kernel_ridge import RandomFeatureRandomizer
-    >>> rand = RandomFeatureRandomizer(2, epsilon=1.0, delta=1e-5, n_components=50)
-    >>> reports = rand.randomize(np.ones((4, 2)), np.zeros(4), random_state=0)
-    >>> reports["x"].shape, reports["y"].shape
-    ((4, 50), (4,))
-    """
-
-    public_random_keys = ("feature_seed",)
-
-    def __init__(
-        self,
-        n_features,
-        *,
-        epsilon,
-        delta,
-        n_components,
-        kernel="rbf",
-        gamma=None,
-        feature_seed=0,
-        y_bound=1.0,
-        data_norm=None,
-        calibration="analytic",
-        n_users=None,
-    ):
-        if y_bound is None:
-            raise ValueError("RandomFeatureRandomizer needs a public y_bound.")
-        self.random_features = RandomFourierFeatures(
-            n_features, n_components, kernel=kernel, gamma=gamma, seed=feature_seed
-        )
-        super().__init__(
-            n_features,
-            epsilon=epsilon,
-            delta=delta,
-            data_norm=1.0 if data_norm is None else data_norm,
-            y_bound=y_bound,
-            feature_map=self.random_features,
-            feature_norm=FEATURE_NORM_BOUND,
-            calibration=calibration,
-        )
-        if data_norm is None:
-            self.data_norm = None
-        self.n_users = None if n_users is None else int(n_users)
-        # Each chunk holds (chunk_size x m) features and noise: keep that near
-        # 32 MiB whatever m is.
-        self.chunk_size = int(
-            min(
-                DEFAULT_CHUNK_SIZE, max(256, 2**22 // self.random_features.n_components)
-            )
-        )
-
-    @classmethod
-    def from_config(cls, config):
-        """Rebuild the randomizer from the public configuration of its reports."""
-        return cls(
-            config["n_features"],
-            epsilon=config["epsilon"],
-            delta=config["delta"],
-            n_components=config["n_components"],
-            kernel=config["kernel"],
-            gamma=config["gamma"],
-            feature_seed=config["feature_seed"],
-            y_bound=config["y_bound"],
-            data_norm=config["data_norm"],
-            calibration=config["calibration"],
-            n_users=config.get("n_users"),
-        )
-
-    def _config(self):
-        config = super()._config()
-        rff = self.random_features.get_config()
-        config.update(
-            kernel=rff["kernel"],
-            gamma=rff["gamma"],
-            n_components=rff["n_components"],
-            feature_seed=rff["seed"],
-        )
-        if self.n_users is not None:
-            config["n_users"] = self.n_users
-        return config
-
-    def features(self, X):
-        """The clipped random features a user releases, before noise."""
-        X = np.asarray(X, dtype=np.float64)
-        if self.data_norm is not None:
-            X = clip_l2(X, self.data_norm)
-        return clip_l2(self.random_features(X), self.feature_norm)
-
-
-class KernelRidgeLDP(LDPEstimatorMixin, RegressorMixin, BaseEstimator):
+class KernelRidgeLDP(LDPRegressorMixin, RegressorMixin, BaseEstimator):
     """Kernel ridge regression from locally private random Fourier features.
 
     Each user sends its random Fourier features and its target with
@@ -373,7 +164,9 @@ class KernelRidgeLDP(LDPEstimatorMixin, RegressorMixin, BaseEstimator):
         with the classic formula, as the seed prints.
     random_state : int, RandomState instance or None, default=None
         Simulates the users' noise in ``fit``/``partial_fit`` and seeds the
-        public random features (through an independent stream).
+        public random features (:func:`~sklearn_ldp.utils.public_seed`); the
+        users simulated by ``partial_fit`` after ``fit_reports`` draw from the
+        server's own stream. Each use is an independent stream.
 
     Attributes
     ----------
@@ -413,6 +206,16 @@ class KernelRidgeLDP(LDPEstimatorMixin, RegressorMixin, BaseEstimator):
     calibrates for its norm bound ``sqrt(2)``. The two differ only by a
     rescaling of ``alpha`` (the noise scales with the bound).
 
+    Privacy. The client is a
+    :class:`~sklearn_ldp.randomizers.GaussianRecordRandomizer` with the
+    public :class:`~sklearn_ldp.randomizers.RandomFourierFeatures` map. For
+    any two records ``||phi(x) - phi(x')|| <= 2 sqrt(2)`` (every coordinate
+    is at most ``sqrt(2/m)`` in absolute value, whatever ``x``) and
+    ``|y - y'| <= 2 y_bound``; ``calibration='analytic'`` calibrates
+    ``(z, v)`` as one Gaussian mechanism of these sensitivities,
+    ``calibration='paper'`` gives each part ``(epsilon/2, delta/2)`` with
+    the classic formula (Algorithm 4, steps 4-5).
+
     Each user must report once: a user in several ``partial_fit`` batches
     spends its budget several times.
 
@@ -426,7 +229,7 @@ class KernelRidgeLDP(LDPEstimatorMixin, RegressorMixin, BaseEstimator):
     >>> est = KernelRidgeLDP(epsilon=8.0, gamma=1.0, n_components=10,
     ...                      random_state=0).fit(X, y)
     >>> est.alpha_, round(est.score(X, y), 2)
-    (0.1, 0.9)
+    (0.1, 0.69)
     """
 
     _parameter_constraints = {
@@ -472,7 +275,7 @@ class KernelRidgeLDP(LDPEstimatorMixin, RegressorMixin, BaseEstimator):
         self.calibration = calibration
         self.random_state = random_state
 
-    def make_randomizer(self, n_features, n_users=None):
+    def make_randomizer(self, n_features, *, n_users=None, classes=None):
         """The users' randomizer: public configuration, fixed before anyone reports.
 
         Parameters
@@ -480,15 +283,34 @@ class KernelRidgeLDP(LDPEstimatorMixin, RegressorMixin, BaseEstimator):
         n_features : int
             Number of raw features.
         n_users : int or None, default=None
-            Public population size for ``n_components='auto'``; overrides the
-            ``n_users`` parameter.
+            Public population size for ``n_components='auto'``; the
+            ``n_users`` parameter takes precedence.
+        classes : None
+            Not a classifier: must be None.
 
         Returns
         -------
-        randomizer : RandomFeatureRandomizer
+        randomizer : GaussianRecordRandomizer
+            With a :class:`~sklearn_ldp.randomizers.RandomFourierFeatures`
+            feature map whose public seed comes from ``random_state``.
         """
+        self._refuse_classes(classes)
+        seed = public_seed(self.random_state, _FEATURE_SEED_TAG)
+        return self._build_randomizer(n_features, n_users, seed)
+
+    def _expected_randomizer(self, reports):
+        # The public seed and the planned population are the ones announced
+        # in the reports; the rest must match this estimator.
+        config = reports.config
+        seed = feature_map_seed(config)
+        if seed is None:
+            seed = public_seed(self.random_state, _FEATURE_SEED_TAG)
+        n_users = config.get("n_users", len(reports))
+        return self._build_randomizer(config.get("n_features"), n_users, seed)
+
+    def _build_randomizer(self, n_features, n_users, seed):
         self._validate_params()
-        planned = self.n_users if n_users is None else int(n_users)
+        planned = self.n_users if self.n_users is not None else n_users
         if self.n_components == "auto":
             if planned is None:
                 raise ValueError(
@@ -501,50 +323,34 @@ class KernelRidgeLDP(LDPEstimatorMixin, RegressorMixin, BaseEstimator):
             else:
                 # sigma_x does not depend on m (the feature norm bound is
                 # sqrt(2) for every m): read it off a one-feature randomizer.
-                probe = self._build_randomizer(n_features, 1, planned)
+                probe = self._randomizer_with(n_features, 1, planned, seed)
                 n_components = noise_aware_n_components(planned, probe.sigma_x)
         else:
             n_components, planned = self.n_components, None
-        return self._build_randomizer(n_features, n_components, planned)
+        return self._randomizer_with(n_features, n_components, planned, seed)
 
-    def _build_randomizer(self, n_features, n_components, planned):
-        return RandomFeatureRandomizer(
+    def _randomizer_with(self, n_features, n_components, planned, seed):
+        features = RandomFourierFeatures(
+            n_features, n_components, kernel=self.kernel, gamma=self.gamma, seed=seed
+        )
+        return GaussianRecordRandomizer(
             n_features,
             epsilon=self.epsilon,
             delta=self.delta,
-            n_components=n_components,
-            kernel=self.kernel,
-            gamma=self.gamma,
-            feature_seed=_public_feature_seed(self.random_state),
-            y_bound=self.y_bound,
             data_norm=self.data_norm,
+            y_bound=self.y_bound,
+            feature_map=features,
+            feature_norm=FOURIER_FEATURE_NORM,
             calibration=self.calibration,
             n_users=planned,
         )
 
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Simulate the users' reports on ``(X, y)`` and fit the server.
-
-        Users are randomized and aggregated chunk by chunk, so memory stays
-        ``O(chunk * m + m^2)``; the result is identical to
-        ``fit_reports(make_randomizer(...).randomize(X, y, rng))``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            One row per user.
-        y : array-like of shape (n_samples,)
-            Targets.
-
-        Returns
-        -------
-        self : object
-        """
-        X, y, _ = self._validate_fit_input(X, y)
-        rng = check_noise_random_state(self.random_state)
-        planned = self.n_users if self.n_users is not None else X.shape[0]
-        self._start(self.make_randomizer(X.shape[1], n_users=planned), rng)
+    def _fit_simulated(self, X, y, classes):
+        # Randomize and aggregate chunk by chunk (memory O(chunk * m + m^2)):
+        # the model of fit_reports(make_randomizer(...).randomize(X, y,
+        # random_state)) without holding every report.
+        randomizer = self.make_randomizer(X.shape[1], n_users=X.shape[0])
+        self._start(randomizer, check_noise_random_state(self.random_state))
         return self._absorb(X, y)
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -554,7 +360,8 @@ class KernelRidgeLDP(LDPEstimatorMixin, RegressorMixin, BaseEstimator):
         The first call fixes the randomizer (public configuration) and the
         random generator; later calls continue both, so no noise is reused
         across batches. Calling ``partial_fit`` after ``fit`` adds users to
-        the same model.
+        the same model; after ``fit_reports`` the new users' noise comes from
+        the server's stream (never the one that may have made those reports).
 
         Parameters
         ----------
@@ -565,49 +372,30 @@ class KernelRidgeLDP(LDPEstimatorMixin, RegressorMixin, BaseEstimator):
         -------
         self : object
         """
-        first_call = not hasattr(self, "_folds")
+        first_call = not hasattr(self, "_statistics")
         X, y = validate_data(
             self, X, y, reset=first_call, dtype=np.float64, y_numeric=True
         )
         if first_call:
-            planned = self.n_users if self.n_users is not None else X.shape[0]
-            randomizer = self.make_randomizer(X.shape[1], n_users=planned)
+            randomizer = self.make_randomizer(X.shape[1], n_users=X.shape[0])
             self._start(randomizer, check_noise_random_state(self.random_state))
         return self._absorb(X, y)
 
-    def _check_reports(self, reports):
-        # As the mixin's check, except that the planned population size is
-        # taken from the reports when the estimator leaves it open.
-        config = reports.config
-        n_users = config.get("n_users") if self.n_users is None else None
-        expected = self.make_randomizer(config.get("n_features"), n_users=n_users)
-        expected_config = expected.get_config()
-        for key in expected.public_random_keys:
-            expected_config[key] = config.get(key)
-        if config_fingerprint(expected_config) != config_fingerprint(config):
-            raise ValueError(
-                "These reports were made with a randomizer configuration that "
-                "differs from this estimator's: "
-                + describe_config_mismatch(expected_config, config)
-            )
-
     def _fit_server(self, reports, rng):
-        # Later partial_fit batches are simulated from a stream distinct from
-        # RandomState(random_state), which may have made these reports.
-        randomizer = RandomFeatureRandomizer.from_config(reports.config)
-        self._start(randomizer, _independent_stream(rng))
+        randomizer = self._expected_randomizer(reports)
+        Z, v = check_gaussian_reports(
+            reports, randomizer.feature_map.n_components, with_target=True
+        )
+        self._start(randomizer, rng)
         for batch in gen_batches(len(reports), randomizer.chunk_size):
-            self._add_reports(reports["x"][batch], reports["y"][batch])
+            self._statistics.update(Z[batch], v[batch])
         self._solve()
 
-    def _start(self, randomizer, rng):
-        self._randomizer = randomizer
-        self._rng = rng
-        n_components = randomizer.random_features.n_components
-        self._folds = [SufficientStatistics(n_components) for _ in range(N_FOLDS)]
-        self._square_sums = np.zeros(N_FOLDS)
-        self.random_features_ = randomizer.random_features
-        self.n_components_ = randomizer.random_features.n_components
+    def _start(self, randomizer, noise):
+        self._randomizer, self._noise = randomizer, noise
+        self.random_features_ = randomizer.feature_map
+        self.n_components_ = randomizer.feature_map.n_components
+        self._statistics = FoldedStatistics(N_FOLDS, self.n_components_)
         self.sigma_x_ = randomizer.sigma_x
         self.sigma_y_ = randomizer.sigma_y
         self.privacy_epsilon_ = float(randomizer.epsilon)
@@ -616,29 +404,18 @@ class KernelRidgeLDP(LDPEstimatorMixin, RegressorMixin, BaseEstimator):
     def _absorb(self, X, y):
         for batch in gen_batches(X.shape[0], self._randomizer.chunk_size):
             reports = self._randomizer.randomize(
-                X[batch], y[batch], random_state=self._rng
+                X[batch], y[batch], random_state=self._noise
             )
-            self._add_reports(reports["x"], reports["y"])
+            self._statistics.update(reports["x"], reports["y"])
         self._solve()
         return self
 
-    def _add_reports(self, Z, v):
-        offset = sum(fold.n for fold in self._folds)
-        for k, fold in enumerate(self._folds):
-            rows = slice((k - offset) % N_FOLDS, None, N_FOLDS)
-            fold.update(Z[rows], v[rows])
-            self._square_sums[k] += v[rows] @ v[rows]
-
     def _solve(self):
-        total = SufficientStatistics(self.n_components_)
-        for fold in self._folds:
-            total.gram += fold.gram
-            total.moment += fold.moment
-            total.n += fold.n
+        statistics = self._statistics
         if self.alpha == "auto":
-            self.cv_risk_, self.cv_std_error_ = _debiased_cv_risk(
-                self._folds,
-                self._square_sums,
+            self.cv_risk_, self.cv_std_error_ = debiased_cv_risk(
+                statistics.folds,
+                statistics.square_sums,
                 self.sigma_x_,
                 self.sigma_y_,
                 AUTO_ALPHAS,
@@ -652,7 +429,11 @@ class KernelRidgeLDP(LDPEstimatorMixin, RegressorMixin, BaseEstimator):
             )
         else:
             self.alpha_ = float(self.alpha)
-        self.coef_ = _solve_debiased_ridge(total, self.sigma_x_, self.alpha_)
+        total = statistics.total()
+        quadratic, linear, _, _ = debiased_least_squares(
+            total.gram, total.moment, total.n, self.sigma_x_
+        )
+        self.coef_ = solve_ridge(quadratic, linear, self.alpha_)
         self.n_reports_ = total.n
 
     def predict(self, X):

@@ -3,7 +3,6 @@
 import numpy as np
 from scipy.special import expit, log_expit, log_softmax, softmax
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 
@@ -89,29 +88,3 @@ class MultinomialProbaMixin:
         if scores.ndim == 1:
             return np.column_stack([log_expit(-scores), log_expit(scores)])
         return log_softmax(scores, axis=1)
-
-
-class CentralFitMixin:
-    """Shared steps of the central-DP linear classifiers' ``fit``."""
-
-    def _validate_training_data(self, X, y):
-        """Validate ``(X, y)``; set ``classes_``; return X and class indices."""
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
-        self.classes_, class_indices = np.unique(y, return_inverse=True)
-        if self.classes_.shape[0] < 2:
-            raise ValueError(
-                "The training data has one class; a classifier needs at "
-                f"least two, got {self.classes_.tolist()}."
-            )
-        return X, class_indices
-
-    def _set_coefficients(self, W, n_features):
-        """Unpack the solver's ``W`` (features, then the intercept row)."""
-        self.coef_ = W[:n_features].T.copy()
-        if self.fit_intercept:
-            self.intercept_ = W[n_features] * self.intercept_scaling
-        else:
-            self.intercept_ = np.zeros(W.shape[1])
-        self.privacy_epsilon_ = float(self.epsilon)
-        self.privacy_delta_ = float(self.delta)

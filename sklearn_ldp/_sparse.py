@@ -1,12 +1,16 @@
-"""High-dimensional LDP learning by public random projection (seed 003 Alg. 2-3, seed 000 Alg. 4).
+"""High-dimensional LDP learning by public random projection.
 
 Each user projects its clipped record with a public random matrix
 ``Phi^T`` (``d -> m``, ``m << d``), clips the result, adds Gaussian noise and
-sends the ``m`` numbers (plus a noisy target for regression). Because the
-noise lives in ``m`` dimensions instead of ``d``, the error grows with
-``log d`` instead of ``d`` when the target (a regression vector or a mean) is
+sends the ``m`` numbers (plus a noisy target for regression): a
+:class:`~sklearn_ldp.randomizers.GaussianRecordRandomizer` whose feature map
+is a :class:`~sklearn_ldp.randomizers.RandomProjection`. Because the noise
+lives in ``m`` dimensions instead of ``d``, the error grows with ``log d``
+instead of ``d`` when the target (a regression vector or a mean) is
 l1-bounded. The server keeps only sufficient statistics, accumulated chunk by
 chunk, so a population can be collected in pieces (``partial_fit``).
+Zheng, Mou and Wang (ICML 2017), Algorithms 2-3; Wang, Gaboardi and Xu
+(NeurIPS 2018), Algorithm 4.
 """
 
 import warnings
@@ -15,193 +19,37 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.random_projection import GaussianRandomProjection, SparseRandomProjection
 from sklearn.utils import gen_batches
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import LDPEstimatorMixin, ldp_tags
+from ._base import (
+    LDPEstimatorMixin,
+    LDPRegressorMixin,
+    LDPUnsupervisedMixin,
+    ldp_tags,
+)
 from .aggregation import (
     GroupedSums,
     SufficientStatistics,
     basis_pursuit,
+    check_gaussian_reports,
+    debiased_least_squares,
+    l1_residual_bound,
     median_of_means,
-    project_psd,
 )
-from .optim import fista_quadratic, project_l1_ball
-from .randomizers import (
-    GaussianRecordRandomizer,
-    config_fingerprint,
-    describe_config_mismatch,
-)
-from .utils import check_noise_random_state
+from .optim import l1_constrained_least_squares
+from .randomizers import GaussianRecordRandomizer, RandomProjection, feature_map_seed
+from .randomizers._feature_maps import PROJECTIONS
+from .utils import check_noise_random_state, public_seed
 
-PROJECTIONS = ("gaussian", "sparse", "identity")
-
-#: Users are randomized ``max(256, _MAX_CHUNK_ELEMENTS // n_features)`` at a
-#: time, so the temporaries of a chunk stay near 32 MiB whatever ``d`` is.
-_MAX_CHUNK_ELEMENTS = 2**22
-
-#: Tag mixed into an integer ``random_state`` to derive the public projection
-#: seed, so the public matrix is not drawn from the users' noise stream.
+#: Tag of the public projection seed derived from an integer ``random_state``
+#: (:func:`~sklearn_ldp.utils.public_seed`).
 _PROJECTION_SEED_TAG = 0x5EED
 
 
-def make_projection(projection, n_features, n_components, seed):
-    """The public projection ``Phi^T`` as a fitted scikit-learn transformer.
-
-    ``'gaussian'`` is :class:`~sklearn.random_projection.GaussianRandomProjection`
-    (entries ``N(0, 1/m)``), ``'sparse'`` is
-    :class:`~sklearn.random_projection.SparseRandomProjection` (Achlioptas /
-    Li et al. sparse signs, density ``1/sqrt(d)``); both preserve norms in
-    expectation. The matrix depends only on ``(n_features, n_components,
-    seed)``, so users and server rebuild the same one from the public seed.
-    Returns None for ``'identity'`` (no projection).
-    """
-    if projection == "identity":
-        return None
-    cls = (
-        GaussianRandomProjection if projection == "gaussian" else SparseRandomProjection
-    )
-    projector = cls(n_components=int(n_components), random_state=int(seed))
-    # Fitting draws the matrix from the seed; only the shape of X is used.
-    return projector.fit(np.zeros((1, int(n_features))))
-
-
-class ProjectedRecordRandomizer(GaussianRecordRandomizer):
-    """Release a randomly projected record with Gaussian noise (seed 003 Alg. 1, 3).
-
-    The client clips ``x`` to the l2 ball of radius ``data_norm``, projects it
-    with the public matrix ``Phi^T`` (rebuilt from ``projection_seed``),
-    clips the projection to ``feature_norm`` (for a Gaussian projection
-    ``||Phi^T x||`` concentrates around ``||x||`` within a factor
-    ``1 +- O(1/sqrt(m))``, so with the default ``feature_norm = data_norm``
-    the clip rarely binds and then only slightly), optionally clips ``y`` to
-    ``[-y_bound, y_bound]``, and adds Gaussian noise.
-
-    Privacy. ``Phi`` is public and data-independent, and after the second
-    clip the released features lie in the ball of radius ``feature_norm``
-    whatever ``x`` is, so replacing the record moves them by at most
-    ``2 feature_norm`` (and ``y`` by ``2 y_bound``): the Gaussian release is
-    calibrated for these sensitivities exactly as in
-    :class:`~sklearn_ldp.randomizers.GaussianRecordRandomizer` (joint analytic
-    calibration, or ``eps/2, delta/2`` each with the classic formula for
-    ``calibration='paper'``). Each user's record is (epsilon, delta)-LDP.
-
-    Parameters
-    ----------
-    n_features : int
-    n_components : int
-        Projected dimension ``m`` (``1 <= m <= n_features``; ignored and set
-        to ``n_features`` for ``projection='identity'``).
-    epsilon, delta : float
-    projection : {'gaussian', 'sparse', 'identity'}, default='gaussian'
-    projection_seed : int, default=0
-        Public seed of the projection matrix.
-    data_norm : float, default=1.0
-    feature_norm : float or None, default=None
-        Public bound the projected features are clipped to; None means
-        ``data_norm``.
-    y_bound : float or None, default=None
-        Public bound on ``|y|``; None releases the features only.
-    calibration : {'analytic', 'paper'}, default='analytic'
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from sklearn_ldp._sparse import ProjectedRecordRandomizer
-    >>> rand = ProjectedRecordRandomizer(50, n_components=5, epsilon=1.0,
-    ...                                  delta=1e-5, y_bound=1.0)
-    >>> reports = rand.randomize(np.ones((4, 50)) / 10, np.zeros(4), random_state=0)
-    >>> reports["x"].shape, reports["y"].shape
-    ((4, 5), (4,))
-    """
-
-    public_random_keys = ("projection_seed",)
-
-    def __init__(
-        self,
-        n_features,
-        *,
-        n_components,
-        epsilon,
-        delta,
-        projection="gaussian",
-        projection_seed=0,
-        data_norm=1.0,
-        feature_norm=None,
-        y_bound=None,
-        calibration="analytic",
-    ):
-        if projection not in PROJECTIONS:
-            raise ValueError(
-                f"projection must be one of {PROJECTIONS}, got {projection!r}."
-            )
-        n_features = int(n_features)
-        if projection == "identity":
-            n_components = n_features
-        if not 1 <= int(n_components) <= n_features:
-            raise ValueError(
-                f"n_components must be in [1, n_features={n_features}], got "
-                f"{n_components!r}."
-            )
-        self.projection = projection
-        self.n_components = int(n_components)
-        self.projection_seed = int(projection_seed)
-        self._projector = None
-        super().__init__(
-            n_features,
-            epsilon=epsilon,
-            delta=delta,
-            data_norm=data_norm,
-            y_bound=y_bound,
-            feature_map=None if projection == "identity" else self._project,
-            feature_norm=data_norm if feature_norm is None else feature_norm,
-            calibration=calibration,
-        )
-        self.chunk_size = max(256, _MAX_CHUNK_ELEMENTS // max(n_features, 1))
-
-    @property
-    def projector(self):
-        """The public projection (built on first use), None for ``'identity'``."""
-        if self._projector is None and self.projection != "identity":
-            self._projector = make_projection(
-                self.projection,
-                self.n_features,
-                self.n_components,
-                self.projection_seed,
-            )
-        return self._projector
-
-    def _project(self, X):
-        return self.projector.transform(X)
-
-    def _config(self):
-        config = super()._config()
-        config.update(
-            projection=self.projection,
-            n_components=self.n_components,
-            projection_seed=self.projection_seed,
-        )
-        return config
-
-
-def projection_components(config):
-    """The server's copy of ``Phi^T`` (``(m, d)``, dense or sparse) from a config.
-
-    None for the identity.
-    """
-    projector = make_projection(
-        config["projection"],
-        config["n_features"],
-        config["n_components"],
-        config["projection_seed"],
-    )
-    return None if projector is None else projector.components_
-
-
 class _ProjectedLDPBase(LDPEstimatorMixin):
-    """What the two projected estimators share: the randomizer, streaming, checks."""
+    """What the two projected estimators share: parameters, randomizer, streaming."""
 
     _projected_parameter_constraints = {
         **LDPEstimatorMixin._ldp_parameter_constraints,
@@ -220,21 +68,40 @@ class _ProjectedLDPBase(LDPEstimatorMixin):
         "tol": [Interval(Real, 0, None, closed="left")],
     }
 
+    def __init__(
+        self,
+        *,
+        epsilon,
+        delta,
+        l1_radius,
+        n_components,
+        n_users,
+        projection,
+        data_norm,
+        feature_norm,
+        calibration,
+        max_iter,
+        tol,
+        random_state,
+    ):
+        self.epsilon = epsilon
+        self.delta = delta
+        self.l1_radius = l1_radius
+        self.n_components = n_components
+        self.n_users = n_users
+        self.projection = projection
+        self.data_norm = data_norm
+        self.feature_norm = feature_norm
+        self.calibration = calibration
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+
     def _auto_components(self, n_features, n_users):  # pragma: no cover - abstract
         raise NotImplementedError
 
     def _y_bound(self):
         return None
-
-    def _public_seed(self):
-        random_state = self.random_state
-        if random_state is None:
-            # A fresh public seed; it travels in the reports' configuration.
-            return int(np.random.SeedSequence().generate_state(1)[0] >> 1)
-        if isinstance(random_state, Integral):
-            sequence = np.random.SeedSequence([int(random_state), _PROJECTION_SEED_TAG])
-            return int(sequence.generate_state(1)[0] >> 1)
-        return int(random_state.randint(np.iinfo(np.int32).max))
 
     def _resolved_projection(self, n_components, n_features):
         if self.projection != "auto":
@@ -246,21 +113,39 @@ class _ProjectedLDPBase(LDPEstimatorMixin):
         # with that many components the identity is strictly better.
         return "identity" if n_components >= n_features else "gaussian"
 
-    def make_randomizer(self, n_features, n_users=None):
-        """The users' randomizer (public configuration).
+    def make_randomizer(self, n_features, *, n_users=None, classes=None):
+        """The users' randomizer: public configuration, fixed before anyone reports.
 
         Parameters
         ----------
         n_features : int
         n_users : int or None, default=None
             Public population size, used by ``n_components='auto'`` only;
-            ``self.n_users`` when None.
+            the ``n_users`` parameter takes precedence.
+        classes : None
+            Not a classifier: must be None.
 
         Returns
         -------
-        randomizer : ProjectedRecordRandomizer
+        randomizer : GaussianRecordRandomizer
+            With a :class:`~sklearn_ldp.randomizers.RandomProjection` feature
+            map whose public seed comes from ``random_state``.
         """
-        n_users = self.n_users if n_users is None else n_users
+        self._refuse_classes(classes)
+        seed = public_seed(self.random_state, _PROJECTION_SEED_TAG)
+        return self._build_randomizer(n_features, n_users, seed)
+
+    def _expected_randomizer(self, reports):
+        # The public seed is the one announced in the reports (a fresh one
+        # when random_state is None); the rest must match this estimator.
+        config = reports.config
+        seed = feature_map_seed(config)
+        if seed is None:
+            seed = public_seed(self.random_state, _PROJECTION_SEED_TAG)
+        return self._build_randomizer(config.get("n_features"), len(reports), seed)
+
+    def _build_randomizer(self, n_features, n_users, seed):
+        n_users = self.n_users if self.n_users is not None else n_users
         if self.projection == "identity":
             n_components = n_features
         elif self.n_components == "auto":
@@ -272,72 +157,92 @@ class _ProjectedLDPBase(LDPEstimatorMixin):
             n_components = self._auto_components(n_features, n_users)
         else:
             n_components = min(int(self.n_components), n_features)
-        return ProjectedRecordRandomizer(
+        projection = RandomProjection(
             n_features,
-            n_components=n_components,
+            n_components,
+            kind=self._resolved_projection(n_components, n_features),
+            seed=seed,
+        )
+        feature_norm = (
+            self.data_norm if self.feature_norm is None else self.feature_norm
+        )
+        return GaussianRecordRandomizer(
+            n_features,
             epsilon=self.epsilon,
             delta=self.delta,
-            projection=self._resolved_projection(n_components, n_features),
-            projection_seed=self._public_seed(),
             data_norm=self.data_norm,
-            feature_norm=self.feature_norm,
             y_bound=self._y_bound(),
+            feature_map=projection,
+            feature_norm=feature_norm,
             calibration=self.calibration,
         )
 
-    def _check_reports(self, reports):
-        # As LDPEstimatorMixin._check_reports, with the number of reports as
-        # the public population size for n_components='auto'.
-        config = reports.config
-        n_users = self.n_users if self.n_users is not None else len(reports)
-        expected = self.make_randomizer(config.get("n_features"), n_users).get_config()
-        expected["projection_seed"] = config.get("projection_seed")
-        if config_fingerprint(expected) != config_fingerprint(config):
-            raise ValueError(
-                "These reports were made with a randomizer configuration that "
-                "differs from this estimator's: "
-                + describe_config_mismatch(expected, config)
-            )
+    def _fit_simulated(self, X, y, classes):
+        # Randomize and aggregate chunk by chunk: the model of
+        # fit_reports(make_randomizer(...).randomize(X, y, random_state))
+        # without holding every report.
+        self._start_simulation(X)
+        self._simulate(X, y)
+        self._solve()
+        return self
 
-    def _simulate(self, X, y, *, reset):
+    def _start_simulation(self, X):
+        n_users = self.n_users if self.n_users is not None else X.shape[0]
+        randomizer = self.make_randomizer(X.shape[1], n_users=X.shape[0])
+        noise = check_noise_random_state(self.random_state)
+        self._start_server(randomizer, n_users, noise)
+
+    def _simulate(self, X, y):
         """Client side of ``fit``/``partial_fit``: randomize ``X`` chunk by chunk."""
-        if reset:
-            rng = check_noise_random_state(self.random_state)
-            n_users = self.n_users if self.n_users is not None else X.shape[0]
-            randomizer = self.make_randomizer(X.shape[1], n_users)
-            self._start_server(randomizer.get_config(), n_users)
-            self._randomizer, self._rng = randomizer, rng
-            self.privacy_epsilon_ = float(randomizer.epsilon)
-            self.privacy_delta_ = float(randomizer.delta)
         randomizer = self._randomizer
         for batch in gen_batches(X.shape[0], randomizer.chunk_size):
             reports = randomizer.randomize(
-                X[batch], None if y is None else y[batch], random_state=self._rng
+                X[batch], None if y is None else y[batch], random_state=self._noise
             )
-            self._accumulate(reports)
+            self._accumulate(reports["x"], reports.fields.get("y"))
 
     def _fit_server(self, reports, rng):
+        randomizer = self._expected_randomizer(reports)
         n_users = self.n_users if self.n_users is not None else len(reports)
-        self._start_server(reports.config, n_users)
-        self._randomizer, self._rng = None, rng
-        self._accumulate(reports)
+        Z, v = check_gaussian_reports(
+            reports,
+            randomizer.feature_map.n_components,
+            with_target=randomizer.requires_y,
+        )
+        # No noise stream: partial_fit cannot continue real users' reports.
+        self._start_server(randomizer, n_users, None)
+        for batch in gen_batches(len(reports), randomizer.chunk_size):
+            self._accumulate(Z[batch], None if v is None else v[batch])
         self._solve()
 
-    def _start_server(self, config, n_users):  # pragma: no cover - abstract
+    def _start_server(self, randomizer, n_users, noise):
+        self._randomizer, self._noise = randomizer, noise
+        self.privacy_epsilon_ = float(randomizer.epsilon)
+        self.privacy_delta_ = float(randomizer.delta)
+        self._start_statistics(randomizer.feature_map.n_components, n_users)
+
+    def _start_statistics(self, n_components, n_users):  # pragma: no cover
         raise NotImplementedError
 
-    def _accumulate(self, reports):  # pragma: no cover - abstract
+    def _accumulate(self, features, targets):  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def _solve(self):  # pragma: no cover - abstract
+    def _solve(self, warm_start=False):  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def _check_partial_fit(self, X, y):
-        first_call = not hasattr(self, "_server_config")
-        if not first_call and getattr(self, "_randomizer", None) is None:
+    def _set_projection_attributes(self, n_samples):
+        projection = self._randomizer.feature_map
+        self.n_components_ = projection.n_components
+        self.projection_seed_ = projection.seed
+        self.noise_scale_ = self._randomizer.sigma_x
+        self.n_samples_seen_ = int(n_samples)
+
+    def _check_partial_fit(self):
+        first_call = not hasattr(self, "_randomizer")
+        if not first_call and self._noise is None:
             raise ValueError(
                 "partial_fit cannot continue a model fitted with fit_reports "
-                "(the users' randomizer is not known to the server); collect "
+                "(those users' reports were collected, not simulated); collect "
                 "the new users' reports and call fit_reports on the "
                 "concatenation."
             )
@@ -357,7 +262,9 @@ class _ProjectedLDPBase(LDPEstimatorMixin):
         return first_call
 
 
-class SparseLDPRegressor(_ProjectedLDPBase, RegressorMixin, BaseEstimator):
+class SparseLDPRegressor(
+    _ProjectedLDPBase, LDPRegressorMixin, RegressorMixin, BaseEstimator
+):
     """l1-constrained linear regression under local DP by random projection.
 
     Seed 003 Algorithm 3 (and seed 000 Algorithm 4 with
@@ -428,8 +335,8 @@ class SparseLDPRegressor(_ProjectedLDPBase, RegressorMixin, BaseEstimator):
     tol : float, default=1e-6
         FISTA stopping tolerance on the relative step.
     random_state : int, RandomState instance or None, default=None
-        The users' noise (simulation) and, for an int, the public
-        projection seed (derived from it).
+        The users' noise (simulation) and the public projection seed
+        (:func:`~sklearn_ldp.utils.public_seed`), on independent streams.
 
     Attributes
     ----------
@@ -507,21 +414,23 @@ class SparseLDPRegressor(_ProjectedLDPBase, RegressorMixin, BaseEstimator):
         tol=1e-6,
         random_state=None,
     ):
-        self.epsilon = epsilon
-        self.delta = delta
-        self.l1_radius = l1_radius
-        self.n_components = n_components
-        self.n_users = n_users
-        self.projection = projection
-        self.data_norm = data_norm
-        self.feature_norm = feature_norm
+        super().__init__(
+            epsilon=epsilon,
+            delta=delta,
+            l1_radius=l1_radius,
+            n_components=n_components,
+            n_users=n_users,
+            projection=projection,
+            data_norm=data_norm,
+            feature_norm=feature_norm,
+            calibration=calibration,
+            max_iter=max_iter,
+            tol=tol,
+            random_state=random_state,
+        )
         self.y_bound = y_bound
         self.fit_intercept = fit_intercept
         self.recovery = recovery
-        self.calibration = calibration
-        self.max_iter = max_iter
-        self.tol = tol
-        self.random_state = random_state
 
     def _auto_components(self, n_features, n_users):
         m = np.ceil(np.sqrt(n_users * self.epsilon**2 * np.log(max(n_features, 1))))
@@ -529,28 +438,6 @@ class SparseLDPRegressor(_ProjectedLDPBase, RegressorMixin, BaseEstimator):
 
     def _y_bound(self):
         return self.y_bound
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Simulate the users' randomizers on ``(X, y)`` and fit the server.
-
-        Users are randomized and aggregated chunk by chunk, so memory beyond
-        ``X`` does not grow with the number of users.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            One row per user.
-        y : array-like of shape (n_samples,)
-
-        Returns
-        -------
-        self : object
-        """
-        X, y, _ = self._validate_fit_input(X, y)
-        self._simulate(X, y, reset=True)
-        self._solve()
-        return self
 
     @_fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y):
@@ -568,55 +455,57 @@ class SparseLDPRegressor(_ProjectedLDPBase, RegressorMixin, BaseEstimator):
         -------
         self : object
         """
-        first_call = self._check_partial_fit(X, y)
+        first_call = self._check_partial_fit()
         X, y = validate_data(
             self, X, y, dtype=np.float64, y_numeric=True, reset=first_call
         )
-        self._simulate(X, y, reset=first_call)
+        if first_call:
+            self._start_simulation(X)
+        self._simulate(X, y)
         self._solve(warm_start=not first_call)
         return self
 
-    def _start_server(self, config, n_users):
-        self._server_config = dict(config)
+    def _start_statistics(self, n_components, n_users):
         # The constant column (exact, noise-free) gives the sums of z and v.
-        self._statistics = SufficientStatistics(int(config["n_components"]) + 1)
+        self._statistics = SufficientStatistics(n_components + 1)
 
-    def _accumulate(self, reports):
-        features = reports["x"]
+    def _accumulate(self, features, targets):
         augmented = np.hstack([features, np.ones((features.shape[0], 1))])
-        self._statistics.update(augmented, reports["y"])
+        self._statistics.update(augmented, targets)
 
     def _solve(self, warm_start=False):
-        config, stats = self._server_config, self._statistics
-        m, n = int(config["n_components"]), stats.n
-        sigma = float(config["sigma_x"])
-        quadratic, linear, feature_mean, target_mean = _debiased_least_squares(
-            stats.gram, stats.moment, n, m, sigma, self.fit_intercept
+        stats, m = self._statistics, self._statistics.n_components - 1
+        sigma = self._randomizer.sigma_x
+        quadratic, linear, feature_mean, target_mean = debiased_least_squares(
+            stats.gram[:m, :m],
+            stats.moment[:m],
+            stats.n,
+            sigma,
+            feature_sum=stats.gram[:m, m] if self.fit_intercept else None,
+            target_sum=stats.moment[m] if self.fit_intercept else None,
         )
-        components = projection_components(config)
-        n_features = int(config["n_features"])
+        components = self._randomizer.feature_map.components_
+        n_features = self._randomizer.n_features
         # partial_fit starts from the previous solution; fit is reproducible.
         start = getattr(self, "coef_", None) if warm_start else None
         if start is None or start.shape != (n_features,):
             start = np.zeros(n_features)
-        coef, self.n_iter_ = _solve_l1_least_squares(
-            quadratic,
+        coef, self.n_iter_, converged = l1_constrained_least_squares(
             linear,
-            components,
             self.l1_radius,
             start,
+            quadratic=quadratic,
+            components=components,
             max_iter=self.max_iter,
             tol=self.tol,
         )
+        _warn_if_not_converged(converged, self.max_iter)
         if self.recovery == "basis_pursuit" and components is not None:
             coef = basis_pursuit(components, components @ coef)
         projected = coef if components is None else components @ coef
         self.coef_ = coef
         self.intercept_ = float(target_mean - feature_mean @ projected)
-        self.n_components_ = m
-        self.projection_seed_ = int(config["projection_seed"])
-        self.noise_scale_ = sigma
-        self.n_samples_seen_ = int(n)
+        self._set_projection_attributes(stats.n)
 
     def predict(self, X):
         """Predict with the linear model ``X @ coef_ + intercept_``.
@@ -637,66 +526,6 @@ class SparseLDPRegressor(_ProjectedLDPBase, RegressorMixin, BaseEstimator):
         return ldp_tags(super().__sklearn_tags__())
 
 
-def _debiased_least_squares(gram, moment, n, m, sigma, fit_intercept, project=True):
-    """Debiased, PSD-projected quadratic and linear terms (divided by ``n``).
-
-    ``gram``/``moment`` are ``[Z, 1]^T [Z, 1]`` and ``[Z, 1]^T v``. Without an
-    intercept: ``Q = Proj_PSD(Z^T Z - n sigma^2 I)``, ``b = Z^T v``. With one,
-    the centred versions ``Z^T Z - s s^T / n - (n - 1) sigma^2 I`` (``s`` the
-    sum of the ``z_i``; ``E[s s^T / n]`` carries ``sigma^2 I`` of noise) and
-    ``Z^T v - s sum(v) / n``, both unbiased for the clean centred statistics.
-    Returns ``(Q / n, b / n, mean z, mean v)``; ``project=False`` skips
-    ``Proj_PSD`` (to test unbiasedness).
-    """
-    n = max(int(n), 1)
-    scatter = gram[:m, :m].copy()
-    cross = moment[:m].copy()
-    if fit_intercept:
-        sums, target_sum = gram[:m, m], moment[m]
-        scatter -= np.outer(sums, sums) / n
-        cross -= sums * target_sum / n
-        scatter[np.diag_indices(m)] -= (n - 1) * sigma**2
-        feature_mean, target_mean = sums / n, target_sum / n
-    else:
-        scatter[np.diag_indices(m)] -= n * sigma**2
-        feature_mean, target_mean = np.zeros(m), 0.0
-    if project:
-        scatter = project_psd(scatter)
-    return scatter / n, cross / n, feature_mean, target_mean
-
-
-def _solve_l1_least_squares(
-    quadratic, linear, components, radius, start, *, max_iter, tol
-):
-    """``min_w 1/2 (C w)^T Q (C w) - b^T C w`` over ``||w||_1 <= radius``.
-
-    ``C`` is the projection ``Phi^T`` (None for the identity). Returns the
-    solution and the number of FISTA iterations.
-    """
-    if components is None:
-
-        def matvec(w):
-            return quadratic @ w
-
-        gradient_linear = linear
-    else:
-
-        def matvec(w):
-            return components.T @ (quadratic @ (components @ w))
-
-        gradient_linear = components.T @ linear
-    coef, n_iter, converged = fista_quadratic(
-        matvec,
-        np.asarray(gradient_linear, dtype=np.float64).ravel(),
-        lambda w: project_l1_ball(w, radius),
-        start,
-        max_iter=max_iter,
-        tol=tol,
-    )
-    _warn_if_not_converged(converged, max_iter)
-    return coef, n_iter
-
-
 def _warn_if_not_converged(converged, max_iter):
     if not converged:
         warnings.warn(
@@ -707,7 +536,7 @@ def _warn_if_not_converged(converged, max_iter):
         )
 
 
-class SparseLDPMeanEstimator(_ProjectedLDPBase, BaseEstimator):
+class SparseLDPMeanEstimator(_ProjectedLDPBase, LDPUnsupervisedMixin, BaseEstimator):
     """Mean of l2-bounded data with an l1-bounded mean, under local DP.
 
     Seed 003 Algorithm 2. Each user sends ``y_i = clip(G clip(x_i)) +
@@ -758,6 +587,8 @@ class SparseLDPMeanEstimator(_ProjectedLDPBase, BaseEstimator):
         FISTA iterations (``'l1_ball'``).
     tol : float, default=1e-6
     random_state : int, RandomState instance or None, default=None
+        The users' noise (simulation) and the public projection seed
+        (:func:`~sklearn_ldp.utils.public_seed`), on independent streams.
 
     Attributes
     ----------
@@ -832,21 +663,23 @@ class SparseLDPMeanEstimator(_ProjectedLDPBase, BaseEstimator):
         tol=1e-6,
         random_state=None,
     ):
-        self.epsilon = epsilon
-        self.delta = delta
-        self.l1_radius = l1_radius
-        self.n_components = n_components
-        self.n_users = n_users
-        self.projection = projection
-        self.data_norm = data_norm
-        self.feature_norm = feature_norm
+        super().__init__(
+            epsilon=epsilon,
+            delta=delta,
+            l1_radius=l1_radius,
+            n_components=n_components,
+            n_users=n_users,
+            projection=projection,
+            data_norm=data_norm,
+            feature_norm=feature_norm,
+            calibration=calibration,
+            max_iter=max_iter,
+            tol=tol,
+            random_state=random_state,
+        )
         self.aggregation = aggregation
         self.n_groups = n_groups
         self.recovery = recovery
-        self.calibration = calibration
-        self.max_iter = max_iter
-        self.tol = tol
-        self.random_state = random_state
 
     def _auto_components(self, n_features, n_users):
         scaled_radius = self.l1_radius / self.data_norm
@@ -863,25 +696,6 @@ class SparseLDPMeanEstimator(_ProjectedLDPBase, BaseEstimator):
         return max(1, min(groups, int(n_users)))
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
-        """Simulate the users' randomizers on ``X`` and estimate the mean.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            One row per user.
-        y : Ignored
-
-        Returns
-        -------
-        self : object
-        """
-        X = validate_data(self, X, dtype=np.float64)
-        self._simulate(X, None, reset=True)
-        self._solve()
-        return self
-
-    @_fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y=None):
         """Add a batch of users, then re-estimate from everyone so far.
 
@@ -894,79 +708,49 @@ class SparseLDPMeanEstimator(_ProjectedLDPBase, BaseEstimator):
         -------
         self : object
         """
-        first_call = self._check_partial_fit(X, y)
+        first_call = self._check_partial_fit()
         X = validate_data(self, X, dtype=np.float64, reset=first_call)
-        self._simulate(X, None, reset=first_call)
+        if first_call:
+            self._start_simulation(X)
+        self._simulate(X, None)
         self._solve()
         return self
 
-    def _start_server(self, config, n_users):
-        self._server_config = dict(config)
-        self._sums = GroupedSums(self._n_groups(n_users), int(config["n_components"]))
+    def _start_statistics(self, n_components, n_users):
+        self._sums = GroupedSums(self._n_groups(n_users), n_components)
 
-    def _accumulate(self, reports):
-        self._sums.update(reports["x"])
+    def _accumulate(self, features, targets):
+        self._sums.update(features)
 
-    def _solve(self):
-        config, sums = self._server_config, self._sums
+    def _solve(self, warm_start=False):
+        sums, randomizer = self._sums, self._randomizer
         means = sums.means()
         if means.shape[0] > 1:
             center, index = median_of_means(means, metric="cityblock")
             group_size = int(sums.counts[sums.counts > 0][index])
         else:
             center, group_size = means[0], int(sums.counts[0])
-        components = projection_components(config)
-        sigma = float(config["sigma_x"])
-        m = int(config["n_components"])
-        if components is None:
-            components = np.eye(m)
+        components = randomizer.feature_map.components_
+        m = randomizer.feature_map.n_components
         if self.recovery == "basis_pursuit":
-            tau = _residual_bound(m, sigma, float(config["feature_norm"]), group_size)
-            location = basis_pursuit(components, center, residual_bound=tau)
+            tau = l1_residual_bound(
+                m, randomizer.sigma_x, randomizer.feature_norm, group_size
+            )
+            matrix = np.eye(m) if components is None else components
+            location = basis_pursuit(matrix, center, residual_bound=tau)
             self.n_iter_ = 0
         else:
             tau = np.nan
-            location, self.n_iter_ = _fit_l1_ball(
-                components, center, self.l1_radius, self.max_iter, self.tol
+            location, self.n_iter_, converged = l1_constrained_least_squares(
+                center,
+                self.l1_radius,
+                np.zeros(randomizer.n_features),
+                components=components,
+                max_iter=self.max_iter,
+                tol=self.tol,
             )
+            _warn_if_not_converged(converged, self.max_iter)
         self.location_ = np.asarray(location, dtype=np.float64)
         self.residual_bound_ = float(tau)
-        self.n_components_ = m
         self.n_groups_ = int(means.shape[0])
-        self.projection_seed_ = int(config["projection_seed"])
-        self.noise_scale_ = sigma
-        self.n_samples_seen_ = int(sums.n)
-
-
-def _residual_bound(n_components, sigma, feature_norm, group_size):
-    """Typical l1 size of the error of a mean of ``group_size`` projected reports.
-
-    The noise part is ``N(0, sigma^2 / g I_p)``: its l1 norm has mean
-    ``p sigma sqrt(2/pi) / sqrt(g)`` and std ``sigma sqrt(p (1 - 2/pi) / g)``;
-    the sampling part has ``E ||.||_2^2 <= feature_norm^2 / g``, so its l1
-    norm is about ``sqrt(p) feature_norm / sqrt(g)``.
-    """
-    p, g = float(n_components), max(float(group_size), 1.0)
-    noise = p * sigma * np.sqrt(2.0 / np.pi) + 3.0 * sigma * np.sqrt(
-        p * (1.0 - 2.0 / np.pi)
-    )
-    return (noise + np.sqrt(p) * feature_norm) / np.sqrt(g)
-
-
-def _fit_l1_ball(components, target, radius, max_iter, tol):
-    """``min_z 1/2 ||G z - u||^2`` over ``||z||_1 <= radius`` (FISTA)."""
-
-    def matvec(z):
-        return components.T @ (components @ z)
-
-    linear = np.asarray(components.T @ target, dtype=np.float64).ravel()
-    location, n_iter, converged = fista_quadratic(
-        matvec,
-        linear,
-        lambda z: project_l1_ball(z, radius),
-        np.zeros(components.shape[1]),
-        max_iter=max_iter,
-        tol=tol,
-    )
-    _warn_if_not_converged(converged, max_iter)
-    return location, n_iter
+        self._set_projection_attributes(sums.n)

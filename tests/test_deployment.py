@@ -10,11 +10,49 @@ import numpy as np
 import pytest
 
 DEPLOYMENT = Path(__file__).resolve().parent.parent / "examples" / "deployment"
+PACKAGE = Path(__file__).resolve().parent.parent / "sklearn_ldp"
+#: What a device may load: the client side and the rooms under it.
+CLIENT_ROOMS = {"randomizers", "accounting", "utils", "losses", "exceptions"}
+
+#: client.py as a device runs it. Importing sklearn_ldp.randomizers runs
+#: sklearn_ldp/__init__ (which imports every estimator), so the package is a
+#: stub here: the client then loads exactly the modules it imports.
+DEVICE = """
+import runpy, sys, types
+package = types.ModuleType("sklearn_ldp")
+package.__path__ = [{package!r}]
+sys.modules["sklearn_ldp"] = package
+sys.path.insert(0, {deployment!r})
+sys.argv = [{client!r}, *sys.argv[1:]]
+try:
+    runpy.run_path({client!r}, run_name="__main__")
+finally:
+    rooms = {{m.split(".")[1] for m in sys.modules if m.startswith("sklearn_ldp.")}}
+    print("loaded:", *sorted(rooms), file=sys.stderr)
+"""
 
 
 def run(script, *args, cwd):
     return subprocess.run(
         [sys.executable, str(DEPLOYMENT / script), *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def run_on_device(*args, cwd):
+    device = Path(cwd) / "device.py"
+    device.write_text(
+        DEVICE.format(
+            package=str(PACKAGE),
+            deployment=str(DEPLOYMENT),
+            client=str(DEPLOYMENT / "client.py"),
+        )
+    )
+    return subprocess.run(
+        [sys.executable, str(device), *args],
         cwd=cwd,
         capture_output=True,
         text=True,
@@ -90,14 +128,22 @@ def test_server_refuses_reports_made_with_another_configuration(published):
     est = SparseLDPRegressor(**params)
     rng = np.random.RandomState(0)
     X = rng.uniform(-1, 1, size=(500, 20)) / np.sqrt(20)
-    est.make_randomizer(20).randomize(X, X[:, 0], random_state=0).save(
-        published / "eps8.npz"
-    )
+    randomizer = est.make_randomizer(20, n_users=len(X))
+    randomizer.randomize(X, X[:, 0], random_state=0).save(published / "eps8.npz")
     good = run("client.py", "--simulate", "500", "--out", "good.npz", cwd=published)
     assert good.returncode == 0, good.stderr
     result = run("server.py", "fit", "good.npz", "eps8.npz", cwd=published)
     assert result.returncode == 2
     assert "refused" in result.stderr and "epsilon" in result.stderr
+
+
+def test_the_client_imports_no_estimator_module(published):
+    result = run_on_device("--simulate", "200", "--out", "device.npz", cwd=published)
+    assert result.returncode == 0, result.stderr
+    loaded = result.stderr.strip().splitlines()[-1].split()[1:]
+    assert "randomizers" in loaded
+    assert set(loaded) <= CLIENT_ROOMS, loaded
+    assert (published / "device.npz").exists()
 
 
 def test_reports_file_version_is_checked(tmp_path):

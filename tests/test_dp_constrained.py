@@ -11,11 +11,11 @@ from sklearn.datasets import make_classification
 import sklearn_ldp._dp_constrained as constrained_module
 from sklearn_ldp import DPConstrainedClassifier, DPSVRGClassifier
 from sklearn_ldp.accounting import DEFAULT_RDP_ORDERS, SelectionNoise
+from sklearn_ldp.losses import get_loss
 from sklearn_ldp.optim import (
     accelerated_projected_gradient,
     exponential_vertex,
     frank_wolfe_gap,
-    get_loss,
     gradient_mapping,
     linear_minimization_oracle,
     project_l1_ball,
@@ -265,7 +265,7 @@ def test_nonconvex_sigmoid_stationarity_bounds():
         return iterates, run
 
     iterates, run = trace("pmd", "l2")
-    step = run["step"]
+    step = run["learning_rate_"]
     mappings = [
         (a - b) / step for a, b in zip(iterates[:-1], iterates[1:], strict=True)
     ]
@@ -277,7 +277,7 @@ def test_nonconvex_sigmoid_stationarity_bounds():
         frank_wolfe_gap(W, X.T @ loss.derivative(X @ W, t) / X.shape[0], "l1", 5.0)
         for W in iterates[:-1]
     ]
-    gamma, L = run["step"], run["L"]
+    gamma, L = run["learning_rate_"], run["smoothness_"]
     assert np.mean(gaps) <= 1 / (2 * gamma * T) + L * 100 * gamma / 2
 
 

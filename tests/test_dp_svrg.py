@@ -9,20 +9,17 @@ from sklearn.datasets import make_classification
 from sklearn.linear_model import LogisticRegression
 
 import sklearn_ldp._dp_svrg as dp_svrg_module
-from sklearn_ldp import DPSVRGClassifier
+from sklearn_ldp import DPConstrainedClassifier, DPSVRGClassifier
 from sklearn_ldp.accounting import DEFAULT_RDP_ORDERS, DPRunNoise
-from sklearn_ldp.optim import (
+from sklearn_ldp.losses import (
     difference_bound,
-    dp_gd,
-    dp_svrg,
     get_loss,
     gradient_bound,
     per_example_gradients,
-    poisson_batch,
-    prox_elastic_net,
     smoothness,
 )
-from sklearn_ldp.utils import audit_samples
+from sklearn_ldp.optim import dp_gd, dp_svrg, poisson_batch, prox_elastic_net
+from sklearn_ldp.utils import audit_samples, check_noise_random_state
 
 
 def scaled_problem(n_classes=2, n=400, norm=2.0, seed=0):
@@ -98,7 +95,7 @@ def test_squared_hinge_needs_a_weight_bound():
     with pytest.raises(ValueError, match="coef_norm"):
         gradient_bound(get_loss("squared_hinge"), 1.0)
     with pytest.raises(ValueError, match="Unknown loss"):
-        get_loss("hinge")
+        get_loss("not_a_loss")  # 'hinge' is in the registry now (losses/)
 
 
 # ---------------------------------------------------------------- solvers
@@ -279,7 +276,7 @@ def test_svrg_beats_gd_at_equal_gradient_evaluations():
     # epsilon = 1, DP-SVRG with 4 epochs (about 12 passes over the data)
     # reaches a smaller optimality gap than DP-GD with 12 full-gradient steps
     # (12 passes). Measured gaps: about 0.24 against 0.29 (benchmarks/
-    # bench_dp_svrg.py has the full sweep); both are averaged over 2 seeds.
+    # papers/seed002_dp_svrg_gap.py has the full sweep); both are averaged over 2 seeds.
     # Comparing the objective values compares the gaps (same optimum).
     from scipy.special import log_expit
     from sklearn.datasets import load_digits
@@ -483,6 +480,23 @@ def test_determinism_with_fixed_random_state():
         assert np.array_equal(a.coef_, b.coef_)
         assert np.array_equal(a.intercept_, b.intercept_)
         assert not np.array_equal(a.coef_, c.coef_)
+
+
+def test_fit_is_one_private_run_on_the_noise_stream():
+    # The central fit template: classes from y, one run of _train on the
+    # generator check_noise_random_state(random_state), weights unpacked with
+    # the intercept scaled back, the run's constants as fitted attributes.
+    X, y = scaled_problem(n=300)
+    labels = np.where(y == 1, "b", "a")
+    for cls in (DPSVRGClassifier, DPConstrainedClassifier):
+        clf = cls(intercept_scaling=2.0, random_state=5).fit(X, labels)
+        np.testing.assert_array_equal(clf.classes_, ["a", "b"])
+        W, run = clf._train(X, y, 2, check_noise_random_state(5))
+        np.testing.assert_array_equal(clf.coef_, W[:-1].T)
+        np.testing.assert_array_equal(clf.intercept_, W[-1] * 2.0)
+        for name, value in run.items():
+            np.testing.assert_array_equal(getattr(clf, name), value)
+        assert (clf.privacy_epsilon_, clf.privacy_delta_) == (1.0, 1e-5)
 
 
 def test_other_losses_and_constraint():

@@ -1,4 +1,9 @@
-"""HingeLDPClassifier (seed 001 Algorithm 4): privacy, faithfulness, utility."""
+"""HingeLDPClassifier (seed 001 Algorithm 4): privacy, faithfulness, utility.
+
+The smoothed hinge loss is tested in tests/losses, the printed report and its
+budget in tests/randomizers/test_copies.py and tests/accounting/test_budgets.py,
+the oracle in tests/aggregation/test_oracle.py.
+"""
 
 import numpy as np
 import pytest
@@ -7,16 +12,12 @@ from sklearn.base import clone
 
 from sklearn_ldp import HingeLDPClassifier
 from sklearn_ldp._hinge import (
-    HingeCopiesRandomizer,
-    paper_budget,
     smoothed_hinge,
     smoothed_hinge_derivative,
     smoothed_hinge_risk,
 )
-from sklearn_ldp.accounting import gaussian_sigma
-from sklearn_ldp.aggregation import PolynomialGradientOracle
 from sklearn_ldp.optim import accelerated_projected_gradient, project_l2_ball
-from sklearn_ldp.randomizers import GaussianRecordRandomizer
+from sklearn_ldp.randomizers import GaussianCopiesRandomizer, GaussianRecordRandomizer
 from sklearn_ldp.utils import audit_randomizer
 
 SMOOTHING = 0.5
@@ -52,93 +53,7 @@ def reference_minimizer(X, y, radius=1.0):
     return result.x, float(result.fun)
 
 
-# -- loss ------------------------------------------------------------------
-
-
-def test_smoothed_hinge_lemma_28():
-    t = np.linspace(-3, 3, 2001)
-    hinge = np.maximum(0.0, 0.5 - t)
-    gap = smoothed_hinge(t, SMOOTHING) - hinge
-    assert np.all(gap >= 0) and np.all(gap <= SMOOTHING / 2 + 1e-12)
-    numeric = np.gradient(smoothed_hinge(t, SMOOTHING), t)
-    np.testing.assert_allclose(
-        smoothed_hinge_derivative(t, SMOOTHING), numeric, atol=1e-4
-    )
-    slope = np.gradient(smoothed_hinge_derivative(t, SMOOTHING), t)
-    assert slope.max() <= 1 / (2 * SMOOTHING) + 1e-6  # f'' <= 1 / (2 beta)
-
-
 # -- privacy ---------------------------------------------------------------
-
-
-def test_paper_budget_composes_to_epsilon_delta():
-    for degree in (1, 2, 5):
-        eps0, eps_copy, delta_release = paper_budget(2.0, 1e-5, degree)
-        n_pairs = degree * (degree + 1)
-        assert 2 * eps0 + 2 * n_pairs * eps_copy == pytest.approx(2.0)
-        assert (2 * n_pairs + 2) * delta_release == pytest.approx(1e-5)
-        # The printed variance ratio sigma_copy / sigma_0 = d (d+1) / 2 is kept.
-        assert eps0 / eps_copy == pytest.approx(n_pairs / 2)
-
-
-def test_paper_randomizer_report():
-    rand = HingeCopiesRandomizer(
-        3, epsilon=1.0, delta=1e-5, degree=2, data_norm=2.0, classes=["a", "b"]
-    )
-    assert rand.n_copies == 7
-    _, eps_copy, delta_release = paper_budget(1.0, 1e-5, 2)
-    assert rand.sigma_x[1] == gaussian_sigma(eps_copy, delta_release, 4.0, "classic")
-    assert rand.sigma_y[0] == pytest.approx(rand.sigma_y[1] / 3)
-    X = np.array([[10.0, 0.0, 0.0]] * 50_000)
-    reports = rand.randomize(X, np.array(["a", "b"] * 25_000), random_state=0)
-    assert reports["x"].shape == (50_000, 7, 3) and reports["y"].shape == (50_000, 7)
-    assert reports.as_matrix().shape[1] == 7 * 4  # (d(d+1)+1)(p+1) per user
-    # Clipped to data_norm, +-1 labels; 5 standard errors.
-    sd = rand.sigma_x[0] / np.sqrt(50_000)
-    assert abs(reports["x"][:, 0, 0].mean() - 2.0) < 5 * sd
-    labels = reports["y"][:, 3].reshape(-1, 2).mean(axis=0)
-    np.testing.assert_allclose(
-        labels, [-1, 1], atol=5 * rand.sigma_y[3] / np.sqrt(25_000)
-    )
-
-
-def _likelihood_ratio_statistic(rand, record_a, record_b):
-    """Optimal (Neyman-Pearson) statistic for Gaussian reports with unequal noise."""
-    mean_a = rand.randomize(np.array([record_a[0]]), np.array([record_a[1]]), 0)
-    # Means of the reports: clip and encode without noise.
-    clip = [np.asarray(r[0], float) for r in (record_a, record_b)]
-    clip = [c * min(1.0, rand.data_norm / np.linalg.norm(c)) for c in clip]
-    labels = [-1.0 if r[1] == rand.classes[0] else 1.0 for r in (record_a, record_b)]
-    k = rand.n_copies
-    diff_x = (clip[0] - clip[1])[None, :] / rand.sigma_x[:, None] ** 2  # (k, p)
-    diff_y = (labels[0] - labels[1]) / rand.sigma_y**2  # (k,)
-    direction = np.concatenate([diff_x.ravel(), diff_y])
-    assert mean_a.as_matrix().shape[1] == direction.size == k * (len(clip[0]) + 1)
-    return lambda matrix: matrix @ direction
-
-
-@pytest.mark.parametrize("degree, epsilon", [(1, 1.0), (2, 4.0)])
-def test_paper_randomizer_passes_the_audit(degree, epsilon):
-    rand = HingeCopiesRandomizer(2, epsilon=epsilon, delta=1e-5, degree=degree)
-    a, b = ([50.0, 0.0], 1), ([-50.0, 0.0], -1)
-    result = audit_randomizer(
-        rand, a, b, statistic=_likelihood_ratio_statistic(rand, a, b), n_draws=100_000
-    )
-    assert result.passed, result
-
-
-def test_audit_rejects_paper_randomizer_without_composition():
-    # A plausible bug: every copy calibrated to the full (eps, delta) as if it
-    # were the only release. At eps = 1 with d = 2 (14 releases) the true
-    # epsilon is several times larger, and the audit must say so.
-    rand = HingeCopiesRandomizer(2, epsilon=1.0, delta=1e-5, degree=2)
-    rand.sigma_x[:] = gaussian_sigma(1.0, 1e-5, 2.0, "classic")
-    rand.sigma_y[:] = gaussian_sigma(1.0, 1e-5, 2.0, "classic")
-    a, b = ([50.0, 0.0], 1), ([-50.0, 0.0], -1)
-    result = audit_randomizer(
-        rand, a, b, statistic=_likelihood_ratio_statistic(rand, a, b), n_draws=100_000
-    )
-    assert not result.passed
 
 
 def test_default_randomizer_is_the_joint_record_release_and_passes_the_audit():
@@ -152,6 +67,13 @@ def test_default_randomizer_is_the_joint_record_release_and_passes_the_audit():
     rand.sigma_x /= 2.0
     rand.sigma_y /= 2.0
     assert not audit_randomizer(rand, a, b, n_draws=100_000).passed
+
+
+def test_paper_mode_publishes_the_product_copies():
+    est = HingeLDPClassifier(calibration="paper", degree=2)
+    rand = est.make_randomizer(2, n_users=100, classes=["no", "yes"])
+    assert isinstance(rand, GaussianCopiesRandomizer)
+    assert rand.protocol == "product_copies" and rand.n_feature_copies == 7
 
 
 # -- faithfulness ----------------------------------------------------------
@@ -259,9 +181,12 @@ def test_fit_is_randomize_then_fit_reports_and_labels_map():
     rng = np.random.RandomState(0)
     reports = est.make_randomizer(2, classes=["neg", "pos"]).randomize(X, labels, rng)
     server = clone(est).fit_reports(reports)
-    # Same reports (same user noise); only the server's fission draws differ,
-    # and at eps = 1e5 they are negligible.
+    # Other users' noise (RandomState(0) is not the noise stream of
+    # random_state=0); at eps = 1e5 the difference is negligible.
     np.testing.assert_allclose(server.coef_, est.coef_, atol=1e-3)
+    # With the same random_state: the very same reports and server draws.
+    same = est.make_randomizer(2, classes=["neg", "pos"]).randomize(X, labels, 0)
+    np.testing.assert_array_equal(clone(est).fit_reports(same).coef_, est.coef_)
     again = clone(est).fit_reports(reports)
     np.testing.assert_array_equal(again.coef_, server.coef_)  # deterministic server
     assert list(est.classes_) == ["neg", "pos"]
@@ -304,23 +229,10 @@ def test_bad_input_is_refused():
         HingeLDPClassifier(epsilon=0.0).fit(X, y)
     with pytest.raises(ValueError, match="delta"):
         HingeLDPClassifier(delta=1.0).fit(X, y)
-    with pytest.raises(ValueError, match="degree"):
-        HingeCopiesRandomizer(2, epsilon=1.0, delta=1e-5, degree=0)
-    with pytest.raises(ValueError, match="two distinct classes"):
-        HingeCopiesRandomizer(2, epsilon=1.0, delta=1e-5, degree=1, classes=[1, 2, 3])
-
-
-def test_server_memory_does_not_grow_with_the_degree():
-    # The fission oracle stores the reports plus one direction copy, whatever d.
-    rng = np.random.RandomState(0)
-    x, y = rng.standard_normal((1_000, 3)), rng.standard_normal(1_000)
-    for degree in (1, 6):
-        oracle = PolynomialGradientOracle(
-            x, y, coef=np.ones(degree + 1), sigma_x=1.0, sigma_y=1.0
-        )
-        stored = [v for v in vars(oracle).values() if isinstance(v, np.ndarray)]
-        # x, y, and the split: x_dir, y_dir, y_bar (plus a few constants).
-        assert sum(v.size for v in stored) <= 2 * x.size + 3 * y.size + 50
+    with pytest.raises(ValueError, match="Only binary classification"):
+        HingeLDPClassifier().make_randomizer(2, classes=[1, 2, 3])
+    with pytest.raises(ValueError, match="label set"):
+        HingeLDPClassifier().make_randomizer(2)
 
 
 @pytest.mark.parametrize("coef_norm", [0.3, 2.0])

@@ -1,13 +1,17 @@
-"""Smooth queries and kernel density (seed 001 Algorithm 7): coefficients, KDE, privacy."""
+"""Smooth queries and kernel density (seed 001 Algorithm 7): coefficients, KDE, contract.
+
+The users' randomizer and its privacy audits are in
+``tests/randomizers/test_trigonometric.py``.
+"""
 
 import numpy as np
 import pytest
 from sklearn.neighbors import KernelDensity
 
 from sklearn_ldp import KernelDensityLDP
-from sklearn_ldp._kde import TrigonometricRandomizer, auto_degree
-from sklearn_ldp.aggregation import chebyshev_tensor_basis, trigonometric_coefficients
-from sklearn_ldp.utils import audit_randomizer
+from sklearn_ldp._kde import auto_degree
+from sklearn_ldp.aggregation import trigonometric_coefficients
+from sklearn_ldp.randomizers import TrigonometricRandomizer, chebyshev_tensor_basis
 
 
 def clipped_normal(n, p, scale=0.35, seed=0):
@@ -125,7 +129,7 @@ def test_moment_noise_matches_the_predicted_variance():
     n, p, epsilon = 100_000, 1, 1.0
     X = clipped_normal(n, p, seed=4)
     kde = KernelDensityLDP(epsilon=epsilon, degree=8, random_state=0).fit(X)
-    randomizer = kde.make_randomizer(p, degree=8)
+    randomizer = kde.make_randomizer(p)
     exact = chebyshev_tensor_basis(X, 8).mean(axis=0)[1:]
     # Piecewise variance at |u| <= 1 plus the partition's sampling variance
     # (an entry in [-1, 1]: at most 1 per user, d / n for the group mean).
@@ -166,8 +170,6 @@ def test_auto_degree_and_contract():
         KernelDensityLDP(degree=6).fit_reports(reports)
     with pytest.raises(ValueError, match="bounds"):
         KernelDensityLDP(bounds=(1.0, -1.0)).fit(clipped_normal(100, 1))
-    with pytest.raises(ValueError, match="coordinates"):
-        TrigonometricRandomizer(8, epsilon=1.0, degree=10)
 
 
 def test_records_are_clipped_to_the_public_box():
@@ -181,56 +183,3 @@ def test_records_are_clipped_to_the_public_box():
     far = kde.fit(np.full((10, 1), 100.0)).moments_
     edge = kde.fit(np.full((10, 1), 2.0)).moments_
     np.testing.assert_allclose(far, edge, atol=1e-6)
-
-
-# --- privacy --------------------------------------------------------------------
-
-
-def _value_column(matrix):
-    return matrix[:, -1]
-
-
-@pytest.mark.parametrize("mechanism", ["piecewise", "duchi", "laplace"])
-def test_audit_sampled_randomizer(mechanism):
-    # p = 1, t = 2: one entry T_1(u) = u, +1 and -1 for records far outside the box.
-    rand = TrigonometricRandomizer(1, epsilon=2.0, degree=2, mechanism=mechanism)
-    result = audit_randomizer(
-        rand, ([50.0], None), ([-50.0], None), statistic=_value_column, n_draws=100_000
-    )
-    assert result.passed, result
-    assert result.epsilon_lower_bound > 0.6 * 2.0
-
-
-def test_audit_rejects_sampled_randomizer_at_twice_its_budget():
-    rand = TrigonometricRandomizer(1, epsilon=4.0, degree=2)
-    rand.epsilon = 8.0
-    result = audit_randomizer(
-        rand,
-        ([50.0], None),
-        ([-50.0], None),
-        epsilon=4.0,
-        statistic=_value_column,
-        n_draws=100_000,
-    )
-    assert not result.passed
-
-
-def test_audit_full_vector_and_reject_the_printed_b_without_composition():
-    # t = 6: entries T_v(+-1) = (+-1)^v, so the odd v = 1, 3, 5 differ by 2.
-    records = (([50.0], None), ([-50.0], None))
-    signs = np.array([1.0, 0.0, 1.0, 0.0, 1.0])
-
-    def odd_sum(matrix):
-        return matrix @ signs
-
-    rand = TrigonometricRandomizer(1, epsilon=1.0, degree=6, mechanism="full_vector")
-    assert rand.laplace_scale == pytest.approx(2 * 5 / 1.0)
-    result = audit_randomizer(rand, *records, statistic=odd_sum, n_draws=100_000)
-    assert result.passed, result
-    # Broken: Lemma 3 per entry with the printed b = 1 and no composition,
-    # i.e. Lap(1 / epsilon): a tenth of the noise.
-    broken = TrigonometricRandomizer(1, epsilon=10.0, degree=6, mechanism="full_vector")
-    result = audit_randomizer(
-        broken, *records, epsilon=1.0, statistic=odd_sum, n_draws=100_000
-    )
-    assert not result.passed

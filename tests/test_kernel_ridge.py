@@ -1,4 +1,9 @@
-"""Tests of KernelRidgeLDP, its randomizer and the public random Fourier features."""
+"""Tests of KernelRidgeLDP.
+
+Its client (a GaussianRecordRandomizer with RandomFourierFeatures) is tested
+in tests/randomizers/test_feature_maps.py, the report-only cross-validation
+in tests/aggregation/test_ridge.py.
+"""
 
 import pickle
 
@@ -6,23 +11,21 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 from sklearn.base import clone
-from sklearn.kernel_approximation import RBFSampler
 from sklearn.kernel_ridge import KernelRidge
 
+import sklearn_ldp.randomizers._gaussian as gaussian_module
 from sklearn_ldp import KernelRidgeLDP
 from sklearn_ldp._kernel_ridge import (
     MAX_AUTO_COMPONENTS,
-    RandomFeatureRandomizer,
-    _debiased_cv_risk,
     auto_n_components,
     noise_aware_n_components,
 )
-from sklearn_ldp.accounting import classic_gaussian_sigma, joint_gaussian_sigmas
-from sklearn_ldp.aggregation import RandomFourierFeatures, SufficientStatistics
-from sklearn_ldp.randomizers import Reports
-from sklearn_ldp.utils import audit_randomizer, check_noise_random_state
-
-SQRT2 = np.sqrt(2.0)
+from sklearn_ldp.randomizers import (
+    FOURIER_FEATURE_NORM,
+    GaussianRecordRandomizer,
+    Reports,
+)
+from sklearn_ldp.utils import check_noise_random_state
 
 
 def nonlinear_data(n, d=2, seed=0):
@@ -30,148 +33,6 @@ def nonlinear_data(n, d=2, seed=0):
     X = rng.uniform(-1.5, 1.5, size=(n, d))
     y = np.sin(2.0 * X[:, 0]) * np.cos(X[:, 1]) + 0.1 * rng.standard_normal(n)
     return X, np.clip(y, -1.0, 1.0)
-
-
-# ---------------------------------------------------------------- features
-
-
-@pytest.mark.parametrize("kernel", ["rbf", "laplacian"])
-def test_random_features_approximate_exact_kernel(kernel):
-    # Each entry of Z Z^T averages m terms 2 cos(a) cos(b), bounded by 2 in
-    # absolute value, so its error has std <= sqrt(2 / m) (~0.0071 at m=40000);
-    # 6 standard deviations cover the 45 pairs with a wide margin.
-    m = 40_000
-    X = np.random.RandomState(1).uniform(-1, 1, size=(10, 3))
-    rff = RandomFourierFeatures(3, m, kernel=kernel, gamma=0.7, seed=3)
-    Z = rff.transform(X)
-    exact = rff.kernel(X)
-    assert_allclose(Z @ Z.T, exact, atol=6 * np.sqrt(2.0 / m))
-    # A coarse map is visibly worse: the error shrinks with m.
-    coarse = RandomFourierFeatures(3, 50, kernel=kernel, gamma=0.7, seed=3).transform(X)
-    assert np.abs(coarse @ coarse.T - exact).max() > np.abs(Z @ Z.T - exact).max()
-
-
-def test_laplacian_features_match_sklearn_laplacian_kernel():
-    from sklearn.metrics.pairwise import laplacian_kernel
-
-    X = np.random.RandomState(2).uniform(-1, 1, size=(6, 4))
-    rff = RandomFourierFeatures(4, 50_000, kernel="laplacian", seed=0)
-    assert rff.gamma_ == 0.25  # None -> 1 / n_features, as scikit-learn
-    Z = rff.transform(X)
-    assert_allclose(
-        Z @ Z.T, laplacian_kernel(X, gamma=0.25), atol=6 * np.sqrt(2 / 50_000)
-    )
-
-
-def test_rbf_features_are_rbfsampler():
-    X = np.random.RandomState(0).standard_normal((7, 3))
-    rff = RandomFourierFeatures(3, 64, kernel="rbf", gamma=0.3, seed=11)
-    sampler = RBFSampler(gamma=0.3, n_components=64, random_state=11).fit(X)
-    assert_allclose(rff.transform(X), sampler.transform(X), rtol=1e-12)
-
-
-@pytest.mark.parametrize("kernel", ["rbf", "laplacian"])
-def test_random_features_norm_bound_and_public_rebuild(kernel):
-    rff = RandomFourierFeatures(2, 30, kernel=kernel, seed=5)
-    X = np.random.RandomState(0).standard_normal((500, 2)) * 1e3
-    assert np.all(np.linalg.norm(rff.transform(X), axis=1) <= rff.norm_bound + 1e-12)
-    config = rff.get_config()
-    again = RandomFourierFeatures(
-        2,
-        config["n_components"],
-        kernel=config["kernel"],
-        gamma=config["gamma"],
-        seed=config["seed"],
-    )
-    assert_allclose(again.transform(X), rff.transform(X))
-
-
-def test_random_features_bad_input():
-    with pytest.raises(ValueError, match="kernel"):
-        RandomFourierFeatures(2, 10, kernel="poly")
-    with pytest.raises(ValueError, match="gamma"):
-        RandomFourierFeatures(2, 10, gamma=-1.0)
-    with pytest.raises(ValueError, match=">= 1"):
-        RandomFourierFeatures(2, 0)
-    with pytest.raises(ValueError, match="3 features"):
-        RandomFourierFeatures(3, 10).transform(np.zeros((2, 2)))
-
-
-# ---------------------------------------------------------------- privacy
-
-
-def worst_case_records(randomizer):
-    """Two inputs whose features are +-sqrt(2/m) in every coordinate.
-
-    With n_features >= n_components the frequencies are invertible, so the
-    phases can be set to 0 and pi exactly: ||phi(a) - phi(b)|| = 2 sqrt(2),
-    the sensitivity the noise is calibrated for.
-    """
-    rff = randomizer.random_features
-    pinv = np.linalg.pinv(rff.weights_.T)
-    x_a = pinv @ (-rff.offset_)
-    x_b = pinv @ (np.pi - rff.offset_)
-    gap = np.linalg.norm(rff.transform(x_a[None]) - rff.transform(x_b[None]))
-    assert gap == pytest.approx(2 * SQRT2, rel=1e-9)
-    return (x_a, 50.0), (x_b, -50.0)
-
-
-@pytest.mark.parametrize("calibration", ["analytic", "paper"])
-@pytest.mark.parametrize("kernel", ["rbf", "laplacian"])
-def test_randomizer_passes_privacy_audit(calibration, kernel):
-    rand = RandomFeatureRandomizer(
-        4,
-        epsilon=1.0,
-        delta=1e-5,
-        n_components=4,
-        kernel=kernel,
-        calibration=calibration,
-    )
-    record_a, record_b = worst_case_records(rand)
-    result = audit_randomizer(rand, record_a, record_b, n_draws=60_000)
-    assert result.passed, result
-
-
-def test_randomizer_with_data_norm_passes_audit():
-    rand = RandomFeatureRandomizer(
-        3, epsilon=0.5, delta=1e-5, n_components=6, data_norm=1.0, y_bound=2.0
-    )
-    result = audit_randomizer(
-        rand, ([40.0, -3.0, 7.0], 90.0), ([-40.0, 3.0, 0.0], -90.0), n_draws=60_000
-    )
-    assert result.passed, result
-
-
-class HalfNoiseRandomizer(RandomFeatureRandomizer):
-    """Deliberately broken: half the calibrated noise."""
-
-    def _calibrate(self):
-        sigma_x, sigma_y = super()._calibrate()
-        return 0.5 * sigma_x, 0.5 * sigma_y
-
-
-def test_audit_rejects_half_noise():
-    rand = HalfNoiseRandomizer(4, epsilon=1.0, delta=1e-5, n_components=4)
-    record_a, record_b = worst_case_records(rand)
-    result = audit_randomizer(rand, record_a, record_b, n_draws=60_000)
-    assert not result.passed
-    assert result.epsilon_lower_bound > 1.0
-
-
-def test_calibration_values():
-    analytic = RandomFeatureRandomizer(2, epsilon=0.8, delta=1e-6, n_components=5)
-    # Joint calibration of (features, y): sensitivities 2 sqrt(2) and 2 y_bound.
-    expected = joint_gaussian_sigmas(
-        0.8, 1e-6, [2 * SQRT2, 2.0], weights=[2 * SQRT2, 2.0]
-    )
-    assert_allclose([analytic.sigma_x, analytic.sigma_y], expected)
-    paper = RandomFeatureRandomizer(
-        2, epsilon=0.8, delta=1e-6, n_components=5, calibration="paper"
-    )
-    # Seed 003 Alg. 4: basic private vector at (eps/2, delta/2) for each part.
-    assert paper.sigma_x == pytest.approx(classic_gaussian_sigma(0.4, 5e-7, 2 * SQRT2))
-    assert paper.sigma_y == pytest.approx(classic_gaussian_sigma(0.4, 5e-7, 2.0))
-    assert analytic.sigma_x < paper.sigma_x
 
 
 # ---------------------------------------------------------------- statistics
@@ -187,7 +48,9 @@ def test_debiased_statistics_are_unbiased():
     # 4.5 sigma.
     n, m, R = 30, 5, 4000
     X, y = nonlinear_data(n, d=2, seed=4)
-    rand = RandomFeatureRandomizer(2, epsilon=2.0, delta=1e-5, n_components=m)
+    rand = KernelRidgeLDP(epsilon=2.0, n_components=m, random_state=0).make_randomizer(
+        2
+    )
     phi, target = rand.features(X), rand.targets(y)
     reports = rand.randomize(np.tile(X, (R, 1)), np.tile(y, R), random_state=7)
     Z = reports["x"].reshape(R, n, m)
@@ -206,49 +69,6 @@ def test_debiased_statistics_are_unbiased():
     # The empirical spread matches the stated variance (within 15%: the
     # relative sd of a variance estimate from R=4000 draws is ~2%).
     assert_allclose(grams.var(axis=0), var_gram, rtol=0.15)
-
-
-def test_cv_risk_is_unbiased_for_clean_held_out_loss():
-    # Fold statistics of clean data plus noise: the risk estimate averaged
-    # over independent noise draws matches the clean held-out loss of the
-    # same (noise-dependent) models only in expectation, so compare with
-    # the noise-free computation on clean statistics at sigma = 0 and a
-    # large alpha (stable w); tolerance 4 standard errors of the mean.
-    n, m, R = 400, 4, 300
-    X, y = nonlinear_data(n, d=2, seed=6)
-    rand = RandomFeatureRandomizer(2, epsilon=20.0, delta=1e-5, n_components=m)
-    phi, target = rand.features(X), rand.targets(y)
-    folds_clean = [SufficientStatistics(m) for _ in range(5)]
-    for k, fold in enumerate(folds_clean):
-        fold.update(phi[k::5], target[k::5])
-    sq_clean = np.array([target[k::5] @ target[k::5] for k in range(5)])
-    alphas = np.array([1.0, 10.0])
-    clean, _ = _debiased_cv_risk(folds_clean, sq_clean, 0.0, 0.0, alphas)
-    rng = np.random.RandomState(0)
-    estimates, errors = [], []
-    for _ in range(R):
-        Z = phi + rand.sigma_x * rng.standard_normal(phi.shape)
-        v = target + rand.sigma_y * rng.standard_normal(n)
-        folds = [SufficientStatistics(m) for _ in range(5)]
-        for k, fold in enumerate(folds):
-            fold.update(Z[k::5], v[k::5])
-        sq = np.array([v[k::5] @ v[k::5] for k in range(5)])
-        risk, std_error = _debiased_cv_risk(
-            folds, sq, rand.sigma_x, rand.sigma_y, alphas
-        )
-        estimates.append(risk)
-        errors.append(std_error)
-    estimates = np.array(estimates)
-    # With alpha >= 1 the models barely move with the training noise, so the
-    # mean estimate is close to the clean held-out loss.
-    assert_allclose(
-        estimates.mean(axis=0),
-        clean,
-        atol=4 * estimates.std(axis=0).max() / np.sqrt(R) + 0.02 * clean.max(),
-    )
-    # The stated standard error is of the right size (within a factor 2).
-    ratio = np.mean(errors, axis=0) / estimates.std(axis=0)
-    assert np.all((ratio > 0.5) & (ratio < 2.0)), ratio
 
 
 # ---------------------------------------------------------------- estimator
@@ -332,9 +152,9 @@ def test_fit_reports_with_public_seed_from_reports():
     )
     reports = client.randomize(X, y, random_state=0)
     server = KernelRidgeLDP(epsilon=1.0, random_state=None).fit_reports(reports)
-    assert server.random_features_.seed == reports.config["feature_seed"]
+    assert server.random_features_.seed == reports.config["feature_map"]["seed"]
     assert server.n_components_ == noise_aware_n_components(2000, client.sigma_x)
-    assert_allclose(server.random_features_.weights_, client.random_features.weights_)
+    assert_allclose(server.random_features_.weights_, client.feature_map.weights_)
     with pytest.raises(ValueError, match="epsilon"):
         KernelRidgeLDP(epsilon=2.0).fit_reports(reports)
     with pytest.raises(ValueError, match="n_users"):
@@ -344,7 +164,7 @@ def test_fit_reports_with_public_seed_from_reports():
 def test_partial_fit_continues_stream_and_equals_fit(monkeypatch):
     # Small chunks so that the batches below are chunk-aligned: then the
     # noise draws of the two partial_fit calls are exactly those of one fit.
-    monkeypatch.setattr("sklearn_ldp._kernel_ridge.DEFAULT_CHUNK_SIZE", 500)
+    monkeypatch.setattr(gaussian_module, "chunk_rows", lambda values_per_user: 500)
     X, y = nonlinear_data(3000, seed=11)
     est = KernelRidgeLDP(epsilon=4.0, n_components=64, random_state=0).fit(X, y)
     chunk = est._randomizer.chunk_size
@@ -360,19 +180,20 @@ def test_partial_fit_continues_stream_and_equals_fit(monkeypatch):
 def test_partial_fit_never_reuses_noise(monkeypatch):
     X, y = nonlinear_data(100, seed=12)
     seen = []
-    original = RandomFeatureRandomizer.randomize
+    original = GaussianRecordRandomizer.randomize
 
     def spy(self, X, y=None, random_state=None):
         reports = original(self, X, y, random_state)
         seen.append(reports["x"] - self.features(X))
         return reports
 
-    monkeypatch.setattr(RandomFeatureRandomizer, "randomize", spy)
+    monkeypatch.setattr(GaussianRecordRandomizer, "randomize", spy)
     est = KernelRidgeLDP(epsilon=4.0, n_components=8, random_state=0)
     est.partial_fit(X, y).partial_fit(X, y)
     assert len(seen) == 2 and not np.allclose(seen[0], seen[1])
-    # After fit_reports, continuing is a fresh stream, not RandomState(0)
-    # (which may have made those reports).
+    # After fit_reports, continuing draws from the server's stream, neither
+    # RandomState(0) nor the noise stream of 0 (which may have made those
+    # reports).
     reports = est.make_randomizer(2).randomize(X, y, random_state=0)
     seen.clear()
     server = KernelRidgeLDP(epsilon=4.0, n_components=8, random_state=0)
@@ -385,8 +206,8 @@ def test_public_seed_is_independent_of_noise_stream():
     # stream as the users' noise (that would make the noise public).
     est = KernelRidgeLDP(n_components=16, random_state=0)
     rand = est.make_randomizer(3)
-    assert rand.get_config()["feature_seed"] != 0
-    weights = rand.random_features.weights_ / np.sqrt(2 / 3)
+    assert rand.get_config()["feature_map"]["seed"] != 0
+    weights = rand.feature_map.weights_ / np.sqrt(2 / 3)
     for stream in (np.random.RandomState(0), check_noise_random_state(0)):
         assert not np.allclose(weights, stream.standard_normal((3, 16)))
 
@@ -399,13 +220,15 @@ def test_auto_components_and_planned_population():
         est.make_randomizer(4)
     randomizer = est.make_randomizer(4, n_users=2_500)
     config = randomizer.get_config()
-    assert config["n_components"] == noise_aware_n_components(2_500, randomizer.sigma_x)
+    assert config["feature_map"]["n_components"] == noise_aware_n_components(
+        2_500, randomizer.sigma_x
+    )
     assert config["n_users"] == 2_500
     # The paper-faithful mode keeps the seed's rule.
     paper = KernelRidgeLDP(epsilon=2.0, calibration="paper").make_randomizer(
         4, n_users=2_500
     )
-    assert paper.get_config()["n_components"] == 200
+    assert paper.get_config()["feature_map"]["n_components"] == 200
     # The noise-aware rule scales like n^(1/3) sigma^(-4/3) (up to flooring).
     more_users = noise_aware_n_components(8 * 2_500, 1.0)
     assert abs(more_users - 2 * noise_aware_n_components(2_500, 1.0)) <= 2
@@ -418,11 +241,6 @@ def test_auto_components_and_planned_population():
     fitted = KernelRidgeLDP(epsilon=2.0, random_state=0).fit(X, y)
     sigma_x = fitted.make_randomizer(4, n_users=900).sigma_x
     assert fitted.n_components_ == noise_aware_n_components(900, sigma_x)
-
-
-def test_bounded_chunks():
-    rand = RandomFeatureRandomizer(2, epsilon=1.0, delta=1e-5, n_components=1500)
-    assert rand.chunk_size * 1500 <= 2**22
 
 
 @pytest.mark.parametrize(
@@ -480,3 +298,32 @@ def test_reports_concatenate_then_fit_reports():
     est = KernelRidgeLDP(n_components=10, random_state=0)
     est.fit_reports(Reports.concatenate(batches))
     assert est.n_reports_ == 1000 and est.coef_.shape == (10,)
+
+
+def test_client_is_a_gaussian_record_with_public_random_features():
+    est = KernelRidgeLDP(n_components=7, kernel="laplacian", random_state=0)
+    rand = est.make_randomizer(3)
+    config = rand.get_config()
+    assert config["randomizer"] == "GaussianRecordRandomizer"
+    assert config["feature_map"]["map"] == "random_fourier_features"
+    assert config["feature_map"]["kernel"] == "laplacian"
+    assert config["data_norm"] is None
+    assert config["feature_norm"] == FOURIER_FEATURE_NORM
+    # The public seed comes from random_state: the same at every call.
+    assert est.make_randomizer(3).get_config() == config
+    with pytest.raises(ValueError, match="not a classifier"):
+        est.make_randomizer(3, classes=[0, 1])
+    # Reports of another public map are refused, naming it.
+    X, y = nonlinear_data(200, d=3)
+    reports = rand.randomize(X, y, random_state=0)
+    with pytest.raises(ValueError, match="feature_map"):
+        KernelRidgeLDP(n_components=8, kernel="laplacian").fit_reports(reports)
+
+
+def test_n_users_parameter_takes_precedence_over_the_argument():
+    est = KernelRidgeLDP(epsilon=2.0, n_users=2_500)
+    randomizer = est.make_randomizer(4, n_users=10)
+    assert randomizer.get_config()["n_users"] == 2_500
+    assert randomizer.feature_map.n_components == noise_aware_n_components(
+        2_500, randomizer.sigma_x
+    )

@@ -1,4 +1,9 @@
-"""SparseLDPRegressor, SparseLDPMeanEstimator and their projected randomizer."""
+"""SparseLDPRegressor and SparseLDPMeanEstimator.
+
+Their client (a GaussianRecordRandomizer with a RandomProjection) is tested
+in tests/randomizers/test_feature_maps.py, the debiased statistics in
+tests/aggregation/test_sufficient.py.
+"""
 
 import tracemalloc
 
@@ -8,14 +13,9 @@ from sklearn.base import clone
 from sklearn.linear_model import Lasso
 from sklearn.utils._param_validation import InvalidParameterError
 
-import sklearn_ldp._sparse as sparse_module
+import sklearn_ldp.randomizers._gaussian as gaussian_module
 from sklearn_ldp import SparseLDPMeanEstimator, SparseLDPRegressor
-from sklearn_ldp._sparse import (
-    ProjectedRecordRandomizer,
-    _debiased_least_squares,
-    projection_components,
-)
-from sklearn_ldp.randomizers import Reports
+from sklearn_ldp.randomizers import Reports, feature_map_from_config
 from sklearn_ldp.utils import audit_randomizer, check_noise_random_state
 
 
@@ -32,121 +32,13 @@ def sparse_regression_data(n, d, rng, n_relevant=3):
     return X, y, w
 
 
-# ---------------------------------------------------------------- randomizer
+def _chunks_of(n_rows):
+    """Force randomizers made while the patch is active to chunk n_rows users."""
 
+    def chunk_rows(values_per_user):
+        return n_rows
 
-def test_randomizer_projection_is_rebuilt_from_the_public_seed():
-    rand = ProjectedRecordRandomizer(
-        40, n_components=8, epsilon=1.0, delta=1e-5, y_bound=1.0, projection_seed=7
-    )
-    config = rand.get_config()
-    assert config["projection_seed"] == 7 and config["n_components"] == 8
-    components = projection_components(config)
-    np.testing.assert_array_equal(components, rand.projector.components_)
-    X = np.random.RandomState(0).standard_normal((5, 40)) * 0.01
-    np.testing.assert_allclose(rand.features(X), X @ components.T)
-
-
-def test_randomizer_clips_the_projection_to_feature_norm():
-    rand = ProjectedRecordRandomizer(
-        30, n_components=5, epsilon=1.0, delta=1e-5, feature_norm=0.5
-    )
-    X = np.random.RandomState(0).standard_normal((200, 30)) * 100
-    assert np.linalg.norm(rand.features(X), axis=1).max() <= 0.5 + 1e-12
-    assert rand.requires_y is False
-
-
-def _stretched_direction(randomizer):
-    """Unit input whose projection is longest (so it is clipped to the bound)."""
-    _, _, vt = np.linalg.svd(randomizer.projector.components_)
-    return vt[0]
-
-
-@pytest.mark.parametrize("calibration", ["analytic", "paper"])
-@pytest.mark.parametrize("y_bound", [1.0, None])
-def test_privacy_audit_passes(calibration, y_bound):
-    # Two extreme records far outside the bounds (clipping is exercised).
-    rand = ProjectedRecordRandomizer(
-        20,
-        n_components=6,
-        epsilon=1.0,
-        delta=1e-5,
-        y_bound=y_bound,
-        calibration=calibration,
-        projection_seed=3,
-    )
-    x = 50.0 * _stretched_direction(rand)
-    y_a, y_b = (9.0, -9.0) if y_bound else (None, None)
-    result = audit_randomizer(rand, (x, y_a), (-x, y_b), n_draws=40_000)
-    assert result.passed, result
-
-
-@pytest.mark.parametrize("y_bound", [1.0, None])
-def test_privacy_audit_rejects_half_the_noise(y_bound):
-    rand = ProjectedRecordRandomizer(
-        20, n_components=6, epsilon=1.0, delta=1e-5, y_bound=y_bound, projection_seed=3
-    )
-    rand.sigma_x /= 2.0
-    if y_bound:
-        rand.sigma_y /= 2.0
-    # The worst pair for the projection: opposite inputs whose projections
-    # have the full norm after clipping.
-    x = 50.0 * _stretched_direction(rand)
-    y_a, y_b = (9.0, -9.0) if y_bound else (None, None)
-    result = audit_randomizer(rand, (x, y_a), (-x, y_b), n_draws=40_000)
-    assert not result.passed
-
-
-def test_randomizer_errors():
-    with pytest.raises(ValueError, match="projection"):
-        ProjectedRecordRandomizer(
-            5, n_components=2, epsilon=1, delta=1e-5, projection="fourier"
-        )
-    with pytest.raises(ValueError, match="n_components"):
-        ProjectedRecordRandomizer(5, n_components=6, epsilon=1, delta=1e-5)
-    with pytest.raises(ValueError, match="epsilon"):
-        ProjectedRecordRandomizer(5, n_components=2, epsilon=0.0, delta=1e-5)
-
-
-# ------------------------------------------------------- debiased statistics
-
-
-@pytest.mark.parametrize("fit_intercept", [False, True])
-def test_debiased_statistics_are_unbiased(fit_intercept):
-    # Fixed users (features phi, targets t); average the debiased (unprojected)
-    # statistics over many independent randomizations. Each average's error
-    # is compared with 5 standard errors estimated from the replicates
-    # (Bonferroni over the ~20 entries keeps the false-alarm rate < 1e-4).
-    rng = np.random.RandomState(0)
-    n, m, sigma, sigma_y, reps = 30, 4, 0.7, 0.4, 4000
-    phi = rng.uniform(-0.5, 0.5, (n, m))
-    target = rng.uniform(-1, 1, n)
-    Z = phi + sigma * rng.standard_normal((reps, n, m))
-    v = target + sigma_y * rng.standard_normal((reps, n))
-    ones = np.ones((reps, n, 1))
-    augmented = np.concatenate([Z, ones], axis=2)
-    grams = np.einsum("rni,rnj->rij", augmented, augmented)
-    moments = np.einsum("rni,rn->ri", augmented, v)
-    estimates = [
-        _debiased_least_squares(g, mo, n, m, sigma, fit_intercept, project=False)
-        for g, mo in zip(grams, moments, strict=True)
-    ]
-    quadratic = np.array([e[0] for e in estimates])
-    linear = np.array([e[1] for e in estimates])
-    if fit_intercept:
-        centred = phi - phi.mean(axis=0)
-        truth_q = centred.T @ centred / n
-        truth_l = centred.T @ (target - target.mean()) / n
-    else:
-        truth_q, truth_l = phi.T @ phi / n, phi.T @ target / n
-    for samples, truth in [(quadratic, truth_q), (linear, truth_l)]:
-        error = np.abs(samples.mean(axis=0) - truth)
-        standard_error = samples.std(axis=0) / np.sqrt(reps)
-        assert np.all(error <= 5 * standard_error + 1e-12)
-    # The uncorrected statistic is biased by sigma^2 on the diagonal.
-    naive = grams[:, :m, :m].mean(axis=0) / n
-    if not fit_intercept:
-        assert np.all(np.diag(naive - truth_q) > 0.9 * sigma**2)
+    return chunk_rows
 
 
 # ----------------------------------------------------------------- regressor
@@ -228,23 +120,23 @@ def test_auto_components_uses_the_public_population_size():
 
 
 def test_fit_equals_fit_reports_and_streams_in_small_chunks(monkeypatch):
-    # With a tiny chunk size fit randomizes and aggregates 64 users at a time;
-    # the same noise stream drawn in one call of the randomizer (same chunks)
-    # gives the same statistics, hence the same model from fit_reports.
-    monkeypatch.setattr(sparse_module, "_MAX_CHUNK_ELEMENTS", 1)
+    # With a tiny chunk size fit randomizes and aggregates 256 users at a
+    # time; the same noise stream drawn in one call of the randomizer (same
+    # chunks) gives the same statistics, hence the same model from fit_reports.
+    monkeypatch.setattr(gaussian_module, "chunk_rows", _chunks_of(256))
     rng = np.random.RandomState(0)
     X, y, _ = sparse_regression_data(1000, 12, rng)
     reg = SparseLDPRegressor(n_components=6, random_state=3, tol=1e-10)
     calls = []
     original = SparseLDPRegressor._accumulate
 
-    def spy(self, reports):
-        calls.append(len(reports))
-        original(self, reports)
+    def spy(self, features, targets):
+        calls.append(len(features))
+        original(self, features, targets)
 
     monkeypatch.setattr(SparseLDPRegressor, "_accumulate", spy)
     reg.fit(X, y)
-    assert max(calls) == 256 and sum(calls) == 1000  # chunks of max(256, 1 // d)
+    assert max(calls) == 256 and sum(calls) == 1000
     randomizer = reg.make_randomizer(12, n_users=1000)
     assert randomizer.chunk_size == 256
     reports = randomizer.randomize(X, y, random_state=check_noise_random_state(3))
@@ -256,7 +148,7 @@ def test_fit_equals_fit_reports_and_streams_in_small_chunks(monkeypatch):
 def test_memory_does_not_grow_with_the_number_of_users(monkeypatch):
     # Identity projection: the reports of all users would be as large as X.
     # Chunked randomization + accumulation keeps the peak far below X.nbytes.
-    monkeypatch.setattr(sparse_module, "_MAX_CHUNK_ELEMENTS", 256 * 20)
+    monkeypatch.setattr(gaussian_module, "chunk_rows", _chunks_of(256))
     rng = np.random.RandomState(0)
     peaks = {}
     for n in (20_000, 80_000):
@@ -275,7 +167,7 @@ def test_partial_fit_continues_the_noise_stream(monkeypatch):
     # Batches of a multiple of the chunk size (256 users here) draw exactly
     # the noise of one fit on the concatenation; repeating a batch must not
     # repeat its noise.
-    monkeypatch.setattr(sparse_module, "_MAX_CHUNK_ELEMENTS", 1)
+    monkeypatch.setattr(gaussian_module, "chunk_rows", _chunks_of(256))
     rng = np.random.RandomState(0)
     X, y, _ = sparse_regression_data(1024, 12, rng)
     kwargs = dict(projection="identity", random_state=5, tol=1e-12, max_iter=20_000)
@@ -320,7 +212,7 @@ def test_fit_reports_checks_the_configuration():
         SparseLDPRegressor(n_components=4, random_state=0).fit_reports(reports)
     # A random public seed (random_state=None) is taken from the reports.
     reg = SparseLDPRegressor(n_components=4, epsilon=2.0).fit_reports(reports)
-    assert reg.projection_seed_ == reports.config["projection_seed"]
+    assert reg.projection_seed_ == reports.config["feature_map"]["seed"]
     doubled = Reports.concatenate([reports, reports])
     assert (
         SparseLDPRegressor(n_components=4, epsilon=2.0)
@@ -401,7 +293,7 @@ def test_mean_estimator_paper_configuration():
     assert est.n_groups_ == int(np.ceil(18 * np.log(1e5)))
     assert np.isfinite(est.residual_bound_) and est.residual_bound_ > 0
     # l1-residual basis pursuit returns the min-l1 point in the residual ball.
-    components = projection_components(est._server_config)
+    components = est._randomizer.feature_map.components_
     assert np.abs(est.location_).sum() <= 0.6 + 0.5
     assert np.linalg.norm(est.location_ - X.mean(axis=0)) < 0.3
     assert components.shape == (est.n_components_, 200)
@@ -425,10 +317,10 @@ def test_mean_estimator_partial_fit_and_fit_reports():
 
 def test_auto_projection_is_identity_when_it_cannot_compress():
     est = SparseLDPRegressor(n_components=5, random_state=0)
-    assert est.make_randomizer(5).projection == "identity"
-    assert est.make_randomizer(50).projection == "gaussian"
+    assert est.make_randomizer(5).feature_map.kind == "identity"
+    assert est.make_randomizer(50).feature_map.kind == "gaussian"
     paper = SparseLDPRegressor(n_components=5, calibration="paper", random_state=0)
-    assert paper.make_randomizer(5).projection == "gaussian"
+    assert paper.make_randomizer(5).feature_map.kind == "gaussian"
     # With (nearly) clean reports a square Gaussian projection distorts the
     # geometry (Phi Phi^T != I) and the identity does not: it fits better.
     rng = np.random.RandomState([7, 1])
@@ -465,10 +357,68 @@ def test_privacy_audit_identity_projection(half_noise):
     """projection='identity' (what 'auto' picks when m >= d): same guarantee, audited."""
     est = SparseLDPRegressor(epsilon=4.0, n_components=6, random_state=0)
     rand = est.make_randomizer(6)
-    assert rand.projection == "identity"
+    assert rand.feature_map.kind == "identity"
     if half_noise:
         rand.sigma_x /= 2.0
         rand.sigma_y /= 2.0
     x = np.full(6, 50.0)
     result = audit_randomizer(rand, (x, 9.0), (-x, -9.0), n_draws=40_000)
     assert result.passed != half_noise, result
+
+
+@pytest.mark.parametrize("clip_to_data_norm_only", [False, True])
+def test_privacy_audit_identity_projection_with_a_smaller_feature_norm(
+    clip_to_data_norm_only,
+):
+    """feature_norm < data_norm with the identity: the released x is clipped to it.
+
+    The noise is calibrated for 2 feature_norm, so x must be clipped to
+    feature_norm (not only to data_norm, which under-noises 4-fold here).
+    """
+    est = SparseLDPRegressor(
+        epsilon=1.0, n_components=6, feature_norm=0.25, random_state=0
+    )
+    rand = est.make_randomizer(6)
+    assert rand.feature_map.kind == "identity"
+    x = np.full(6, 50.0)
+    assert np.linalg.norm(rand.features(x[None])) == pytest.approx(0.25)
+    if clip_to_data_norm_only:
+        rand.feature_norm = rand.data_norm  # the noise stays calibrated for 0.25
+    # The likelihood-ratio statistic of the two Gaussian releases (the most
+    # powerful test between them): the mean difference over the variances.
+    released = [
+        np.append(rand.features(sign * x[None])[0], rand.targets([sign * 9.0]))
+        for sign in (1.0, -1.0)
+    ]
+    weights = (released[0] - released[1]) / np.append(
+        np.full(6, rand.sigma_x**2), rand.sigma_y**2
+    )
+    result = audit_randomizer(
+        rand,
+        (x, 9.0),
+        (-x, -9.0),
+        n_draws=40_000,
+        statistic=lambda matrix: matrix @ weights,
+    )
+    assert result.passed != clip_to_data_norm_only, result
+
+
+def test_the_client_is_a_gaussian_record_with_a_public_projection():
+    est = SparseLDPRegressor(n_components=4, random_state=0)
+    rand = est.make_randomizer(10)
+    config = rand.get_config()
+    assert config["randomizer"] == "GaussianRecordRandomizer"
+    rebuilt = feature_map_from_config(config["feature_map"])
+    np.testing.assert_array_equal(rebuilt.components_, rand.feature_map.components_)
+    # The public seed is derived from random_state, the same every time.
+    again = est.make_randomizer(10).get_config()["feature_map"]["seed"]
+    X, y, _ = sparse_regression_data(300, 10, np.random.RandomState(0))
+    assert again == config["feature_map"]["seed"] == est.fit(X, y).projection_seed_
+    with pytest.raises(ValueError, match="not a classifier"):
+        est.make_randomizer(10, classes=[0, 1])
+
+
+def test_n_users_parameter_takes_precedence_over_the_argument():
+    est = SparseLDPRegressor(epsilon=0.5, n_users=100, random_state=0)
+    expected = int(np.ceil(np.sqrt(100 * 0.25 * np.log(50))))
+    assert est.make_randomizer(50, n_users=400).feature_map.n_components == expected

@@ -6,6 +6,7 @@ results as fitted attributes so a user can re-check the budget with an
 independent accountant (the tests do so with Google's ``dp_accounting``).
 """
 
+from ._budgets import power_copies_budgets, product_copies_budgets
 from ._dp_svrg import (
     DPRunNoise,
     calibrate_dp_gd,
@@ -28,6 +29,14 @@ from ._gaussian import (
     gaussian_sigma,
     joint_gaussian_sigmas,
 )
+from ._grid import (
+    GENPROT_CALIBRATIONS,
+    bassily_smith_epsilon,
+    full_grid_epsilon,
+    full_vector_laplace_scale,
+    genprot_base_epsilon,
+    genprot_epsilon,
+)
 from ._rdp import (
     DEFAULT_RDP_ORDERS,
     calibrate_noise_multiplier,
@@ -38,6 +47,14 @@ from ._rdp import (
 from ._zcdp import gaussian_zcdp, zcdp_from_epsilon, zcdp_to_epsilon
 
 __all__ = [
+    "power_copies_budgets",
+    "product_copies_budgets",
+    "GENPROT_CALIBRATIONS",
+    "bassily_smith_epsilon",
+    "full_grid_epsilon",
+    "full_vector_laplace_scale",
+    "genprot_base_epsilon",
+    "genprot_epsilon",
     "SelectionNoise",
     "advanced_composition_epsilon",
     "calibrate_exponential_selections",

@@ -4,7 +4,7 @@ Neighbouring relation: **replace-one** (two data sets of the same public size
 ``n`` differing in one record), as in the papers. Per-example gradients are
 bounded by ``G`` and per-example SVRG differences
 ``grad f_i(w) - grad f_i(w~)`` by ``H`` (both public, from the clipping
-bound; see :mod:`sklearn_ldp.optim._losses`). Noise multipliers below are
+bound; see :mod:`sklearn_ldp.losses`). Noise multipliers below are
 std / (replace-one l2-sensitivity) of the released quantity.
 
 - **Full-gradient snapshot** (every SVRG epoch, every GD step): the mean
@@ -54,10 +54,10 @@ import numpy as np
 from ..utils import check_delta, check_epsilon
 from ._rdp import (
     DEFAULT_RDP_ORDERS,
-    calibrate_noise_multiplier,
+    _calibrate_and_spend,
+    _check_n_steps,
     rdp_gaussian,
     rdp_subsampled_gaussian,
-    rdp_to_epsilon,
 )
 from ._zcdp import zcdp_from_epsilon, zcdp_to_epsilon
 
@@ -145,9 +145,7 @@ def _calibrate_svrg_cached(epsilon, delta, sampling_rate, lengths):
     def rdp_of(z):
         return dp_svrg_rdp(z, sampling_rate, lengths)
 
-    z = calibrate_noise_multiplier(epsilon, delta, rdp_of)
-    spent = rdp_to_epsilon(rdp_of(z), delta)[0]
-    return z, spent
+    return _calibrate_and_spend(epsilon, delta, rdp_of)
 
 
 def calibrate_dp_svrg(epsilon, delta, sampling_rate, epoch_lengths):
@@ -206,9 +204,7 @@ def calibrate_dp_gd(epsilon, delta, n_steps, method="rdp"):
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
-    if int(n_steps) != n_steps or n_steps < 1:
-        raise ValueError(f"n_steps must be an integer >= 1, got {n_steps!r}.")
-    n_steps = int(n_steps)
+    n_steps = _check_n_steps(n_steps)
     if method == "rdp":
         z, spent = _calibrate_gd_cached(epsilon, delta, n_steps)
     elif method == "zcdp":
@@ -232,5 +228,4 @@ def _calibrate_gd_cached(epsilon, delta, n_steps):
     def rdp_of(z):
         return n_steps * rdp_gaussian(z)
 
-    z = calibrate_noise_multiplier(epsilon, delta, rdp_of)
-    return z, rdp_to_epsilon(rdp_of(z), delta)[0]
+    return _calibrate_and_spend(epsilon, delta, rdp_of)

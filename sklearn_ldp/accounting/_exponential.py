@@ -34,7 +34,12 @@ from functools import lru_cache
 import numpy as np
 
 from ..utils import check_delta, check_epsilon
-from ._rdp import DEFAULT_RDP_ORDERS, calibrate_noise_multiplier, rdp_to_epsilon
+from ._rdp import (
+    DEFAULT_RDP_ORDERS,
+    _calibrate_and_spend,
+    _check_n_steps,
+    rdp_to_epsilon,
+)
 
 
 def exponential_mechanism_rdp(epsilon, steps=1, orders=DEFAULT_RDP_ORDERS):
@@ -116,8 +121,8 @@ def _calibrate_rdp_cached(epsilon, delta, n_steps):
     def rdp_of(z):
         return exponential_mechanism_rdp(1.0 / z, n_steps)
 
-    z = calibrate_noise_multiplier(epsilon, delta, rdp_of)
-    return 1.0 / z, rdp_to_epsilon(rdp_of(z), delta)[0]
+    z, spent = _calibrate_and_spend(epsilon, delta, rdp_of)
+    return 1.0 / z, spent
 
 
 def calibrate_exponential_selections(epsilon, delta, n_steps, method="rdp"):
@@ -148,9 +153,7 @@ def calibrate_exponential_selections(epsilon, delta, n_steps, method="rdp"):
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
-    if int(n_steps) != n_steps or n_steps < 1:
-        raise ValueError(f"n_steps must be an integer >= 1, got {n_steps!r}.")
-    n_steps = int(n_steps)
+    n_steps = _check_n_steps(n_steps)
     if method == "rdp":
         step_epsilon, spent = _calibrate_rdp_cached(epsilon, delta, n_steps)
     elif method == "paper":

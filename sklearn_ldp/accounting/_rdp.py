@@ -29,6 +29,12 @@ DEFAULT_RDP_ORDERS = np.concatenate(
 ).astype(float)
 
 
+def _check_n_steps(n_steps):
+    if int(n_steps) != n_steps or n_steps < 1:
+        raise ValueError(f"n_steps must be an integer >= 1, got {n_steps!r}.")
+    return int(n_steps)
+
+
 def _check_orders(orders):
     orders = np.atleast_1d(np.asarray(orders, dtype=float))
     if np.any(orders < 2) or np.any(orders != np.round(orders)):
@@ -170,3 +176,9 @@ def calibrate_noise_multiplier(epsilon, delta, rdp_of, *, lo=1e-2, hi=1e3):
     while excess(np.log(z)) > 0:
         z *= 1.0 + 1e-9
     return z
+
+
+def _calibrate_and_spend(epsilon, delta, rdp_of):
+    """:func:`calibrate_noise_multiplier` and the epsilon it certifies at ``delta``."""
+    z = calibrate_noise_multiplier(epsilon, delta, rdp_of)
+    return z, rdp_to_epsilon(rdp_of(z), delta)[0]

@@ -45,12 +45,10 @@ needs; for each ``w`` it is unbiased.
 import numpy as np
 from sklearn.utils import check_random_state, gen_batches
 
+from ..randomizers import chunk_rows
 from ._approximation import monomial_product_terms
 from ._fission import fission_matrix
 from ._polynomial import unbiased_polynomial
-
-#: Floats per chunk of fission copies (about 32 MB).
-_CHUNK_FLOATS = 4_000_000
 
 
 def product_terms_copies(terms):
@@ -165,6 +163,7 @@ class PolynomialGradientOracle:
         n_users, n_features = self.x.shape[0], self.x.shape[-1]
         self.n_users = n_users
         self.dim = n_features + self.fit_intercept
+        self.param_shape = (self.dim,)
         rng = check_random_state(random_state)
         if mode == "fission":
             if coef is None or terms is not None:
@@ -180,7 +179,8 @@ class PolynomialGradientOracle:
             self.sigma_y = None if sigma_y is None else float(sigma_y)
             self._mixing = fission_matrix(self.n_poly)
             self._split(rng)
-            self.chunk_size = _CHUNK_FLOATS // (n_features + 2 * self.n_copies)
+            # Per user and evaluation: the direction copy and the copies' scalars.
+            self.values_per_user = n_features + 2 * self.n_copies
         else:
             if (coef is None) == (terms is None):
                 raise ValueError("mode='product' takes exactly one of coef and terms.")
@@ -192,8 +192,8 @@ class PolynomialGradientOracle:
                     f"direction); the reports have {self.x.shape[1]}."
                 )
             self.n_copies = needed
-            self.chunk_size = _CHUNK_FLOATS // (self.x.shape[1] * (n_features + 1))
-        self.chunk_size = max(1, self.chunk_size)
+            self.values_per_user = self.x.shape[1] * (n_features + 1)
+        self.chunk_size = chunk_rows(self.values_per_user)
         n_chunks = -(-n_users // self.chunk_size)
         self._chunk_seeds = rng.randint(np.iinfo(np.int32).max, size=n_chunks)
 
@@ -201,7 +201,7 @@ class PolynomialGradientOracle:
         """Split each report into the direction copy and the polynomial part."""
         d = self.n_poly
         self.x_dir = np.empty_like(self.x)
-        for batch in gen_batches(self.n_users, _CHUNK_FLOATS // self.x.shape[1]):
+        for batch in gen_batches(self.n_users, chunk_rows(self.x.shape[1])):
             noise = rng.standard_normal(self.x[batch].shape)
             self.x_dir[batch] = self.x[batch] + self.sigma_x * np.sqrt(d) * noise
         self.y_dir = self.y_bar = None
@@ -293,6 +293,11 @@ class PolynomialGradientOracle:
     def batch(self, w, indices, random_state=None):
         """Average of the oracle over a batch of users (for stochastic solvers)."""
         return self.per_user(w, indices, random_state).mean(axis=0)
+
+    def second_moment(self, w, indices, random_state=None):
+        """Mean squared norm of the per-user oracle at ``w`` on some users."""
+        values = self.per_user(w, indices, random_state)
+        return float(np.mean(np.einsum("ij,ij->i", values, values)))
 
     def _inner(self, w, x):
         """``<w, z>`` for noisy features ``x`` (intercept feature appended)."""

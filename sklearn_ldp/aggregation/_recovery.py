@@ -1,4 +1,4 @@
-"""Compressed-sensing recovery and median-of-means (seed 003 Alg. 2; seed 000 Alg. 4).
+"""Compressed-sensing recovery and median-of-means (Zheng et al. 2017; Wang et al. 2018).
 
 After a public random projection, the server holds a noisy estimate of
 ``Phi^T w`` (or ``G mu``) in a low dimension and recovers a sparse vector of
@@ -79,6 +79,31 @@ def basis_pursuit(matrix, target, *, residual_bound=0.0):
     if result.status != 0:
         raise RuntimeError(f"The l1 recovery linear program failed: {result.message}")
     return result.x[:d] - result.x[d : 2 * d]
+
+
+def l1_residual_bound(n_components, sigma, feature_norm, group_size):
+    """Typical l1 size of the error of a mean of ``group_size`` projected reports.
+
+    The ``residual_bound`` of :func:`basis_pursuit` for reports
+    ``clip(G x_i) + N(0, sigma^2 I_p)`` with ``||clip(G x_i)|| <=
+    feature_norm``. The noise part is ``N(0, sigma^2 / g I_p)``: its l1 norm
+    has mean ``p sigma sqrt(2/pi) / sqrt(g)`` and std
+    ``sigma sqrt(p (1 - 2/pi) / g)``; the sampling part has
+    ``E ||.||_2^2 <= feature_norm^2 / g``, so its l1 norm is about
+    ``sqrt(p) feature_norm / sqrt(g)``. The bound is the mean of the noise
+    part plus three standard deviations, plus the sampling part.
+
+    Examples
+    --------
+    >>> from sklearn_ldp.aggregation import l1_residual_bound
+    >>> round(float(l1_residual_bound(4, 1.0, 1.0, 100)), 3)
+    0.881
+    """
+    p, g = float(n_components), max(float(group_size), 1.0)
+    noise = p * sigma * np.sqrt(2.0 / np.pi) + 3.0 * sigma * np.sqrt(
+        p * (1.0 - 2.0 / np.pi)
+    )
+    return (noise + np.sqrt(p) * feature_norm) / np.sqrt(g)
 
 
 def median_of_means(group_means, metric="cityblock"):

@@ -21,10 +21,16 @@ degree ``N - 1`` interpolant, which differ from the exact series
 coefficients only by the aliased tail ``sum_{j >= 1} +- c_{2jN -+ k}``;
 for smooth ``f`` (``(h, T)``-smooth: ``|c_k| = O(k^-h)``) both errors are
 of the order of the truncated tail. The default ``N = max(2 t, 16)``.
+
+The users' side (the basis vector they release) is
+:class:`~sklearn_ldp.randomizers.TrigonometricRandomizer`; the Gaussian
+kernel density at a point is the query of :func:`kernel_density`.
 """
 
 import numpy as np
 from scipy.fft import dct, dctn
+
+from ..randomizers import chunk_rows
 
 #: Largest number of function evaluations of one tensor grid.
 MAX_GRID_EVALUATIONS = 2**22
@@ -144,12 +150,79 @@ def trigonometric_coefficients(
     return coef
 
 
-def chebyshev_tensor_basis(units, degree):
-    """``prod_i T_{v_i}(u_i)`` for all ``v in {0..t-1}^p``: shape ``(n, t^p)`` (C order)."""
-    units = np.clip(np.asarray(units, dtype=float), -1.0, 1.0)
-    n, p = units.shape
-    per_axis = np.cos(np.arange(degree)[None, None, :] * np.arccos(units)[:, :, None])
-    out = per_axis[:, 0, :]
-    for axis in range(1, p):
-        out = (out[:, :, None] * per_axis[:, axis, None, :]).reshape(n, -1)
+def moment_tensor(mean, degree, n_dims):
+    """The moment tensor ``m_v``, shape ``(t,) * p``, from the users' mean vector.
+
+    ``mean`` holds the ``t^p - 1`` non-constant entries (C order, ``v = 0``
+    left out); ``m_0 = 1``.
+    """
+    return np.concatenate([[1.0], np.asarray(mean, dtype=float)]).reshape(
+        (int(degree),) * int(n_dims)
+    )
+
+
+def gaussian_kernel_coefficients(
+    centers, bandwidth, degree, lower, upper, n_nodes=None
+):
+    """Chebyshev coefficients of ``x -> N(x; center, bandwidth^2)`` on ``[lower, upper]``.
+
+    One axis: for every center, the first ``t`` coefficients in the rescaled
+    variable ``u``. Returns shape ``(n_centers, t)``.
+    """
+    n_nodes = default_nodes(degree) if n_nodes is None else n_nodes
+    nodes = 0.5 * (lower + upper) + 0.5 * (upper - lower) * chebyshev_nodes(n_nodes)
+    z = (nodes[None, :] - np.asarray(centers, dtype=float)[:, None]) / bandwidth
+    values = np.exp(-0.5 * z**2) / (np.sqrt(2.0 * np.pi) * bandwidth)
+    return chebyshev_coefficients_from_nodes(values, degree)
+
+
+def contract_moments(moments, factors):
+    """``sum_v moments[v] prod_j factors[j][q, v_j]`` for every query ``q``.
+
+    ``moments`` has shape ``(t,) * p``; ``factors`` is a list of ``p``
+    arrays ``(n_queries, t)``. Contracts the last axis first, so the largest
+    temporary is ``t^(p-1) x n_queries``.
+    """
+    t = moments.shape[0]
+    current = moments.reshape(-1, t) @ factors[-1].T  # (t^(p-1), n_q)
+    for axis in range(moments.ndim - 2, -1, -1):
+        current = current.reshape(-1, t, current.shape[-1])
+        current = np.einsum("avq,qv->aq", current, factors[axis])
+    return current.reshape(-1)
+
+
+def kernel_density(moments, lower, upper, points, bandwidth):
+    """Gaussian kernel density of the users' records at ``points``, from their moments.
+
+    The density at ``x`` is the linear query ``(1/n) sum_i N(x_i; x, h^2 I)``;
+    its product kernel factorizes over the axes, so each axis contributes
+    :func:`gaussian_kernel_coefficients` and the query is
+    :func:`contract_moments`. Queries are processed in chunks
+    (:func:`~sklearn_ldp.randomizers.chunk_rows`).
+
+    Parameters
+    ----------
+    moments : ndarray of shape (t,) * p
+    lower, upper : ndarray of shape (p,)
+        The public box.
+    points : ndarray of shape (n_queries, p)
+    bandwidth : float
+
+    Returns
+    -------
+    density : ndarray of shape (n_queries,)
+        May be zero or negative where there is little mass.
+    """
+    t, p = moments.shape[0], moments.ndim
+    step = chunk_rows(t ** max(p - 1, 1))
+    out = np.empty(points.shape[0])
+    for start in range(0, points.shape[0], step):
+        rows = slice(start, start + step)
+        factors = [
+            gaussian_kernel_coefficients(
+                points[rows, j], bandwidth, t, lower[j], upper[j]
+            )
+            for j in range(p)
+        ]
+        out[rows] = contract_moments(moments, factors)
     return out

@@ -1,10 +1,17 @@
-"""Solvers: SIGM, accelerated projected gradient, projections.
+"""Solvers: SIGM, accelerated projected gradient, projections, DP first-order methods.
 
 Pure numerics on plain arrays and callables; the estimators build the
-oracles and call these.
+oracles and call these. The losses are in :mod:`sklearn_ldp.losses`.
 """
 
-from ._dp_svrg import dp_gd, dp_svrg, poisson_batch, prox_elastic_net
+from ._bernstein import minimize_bernstein
+from ._dp_svrg import (
+    dp_gd,
+    dp_svrg,
+    poisson_batch,
+    prox_elastic_net,
+    svrg_epoch_lengths,
+)
 from ._fista import fista_quadratic, largest_eigenvalue
 from ._frank_wolfe import (
     dp_frank_wolfe,
@@ -12,15 +19,7 @@ from ._frank_wolfe import (
     frank_wolfe_gap,
     linear_minimization_oracle,
 )
-from ._l1 import project_l1_ball
-from ._losses import (
-    LOSSES,
-    difference_bound,
-    get_loss,
-    gradient_bound,
-    per_example_gradients,
-    smoothness,
-)
+from ._l1 import l1_constrained_least_squares, project_l1_ball
 from ._mirror_descent import (
     dp_accmd,
     dp_pmd_entropic,
@@ -28,11 +27,13 @@ from ._mirror_descent import (
     prox_l1_ball,
     simplex_l1_gradient_step,
 )
+from ._oracle_solvers import minimize_on_ball, project_columns_l2
 from ._projected_gradient import accelerated_projected_gradient
 from ._projections import project_l2_ball
-from ._sigm import sigm, sigm_parameters
+from ._sigm import sigm, sigm_one_pass, sigm_parameters
 
 __all__ = [
+    "minimize_bernstein",
     "dp_accmd",
     "dp_frank_wolfe",
     "dp_pmd_entropic",
@@ -42,21 +43,20 @@ __all__ = [
     "linear_minimization_oracle",
     "prox_l1_ball",
     "simplex_l1_gradient_step",
-    "LOSSES",
-    "difference_bound",
     "dp_gd",
     "dp_svrg",
-    "get_loss",
-    "gradient_bound",
-    "per_example_gradients",
     "poisson_batch",
     "prox_elastic_net",
-    "smoothness",
+    "svrg_epoch_lengths",
     "accelerated_projected_gradient",
     "fista_quadratic",
     "largest_eigenvalue",
+    "l1_constrained_least_squares",
     "project_l1_ball",
     "project_l2_ball",
     "sigm",
+    "sigm_one_pass",
     "sigm_parameters",
+    "minimize_on_ball",
+    "project_columns_l2",
 ]

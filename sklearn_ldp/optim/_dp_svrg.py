@@ -1,7 +1,7 @@
 """DP-SVRG, DP-SVRG++ and DP-GD (Wang, Ye and Xu, NeurIPS 2017, Alg. 1, 2, 4).
 
 Plain-array numerics: the caller passes rows already clipped to the public
-bound, encoded targets, a loss from :mod:`._losses` and the noise scales
+bound, encoded targets, a loss from :mod:`sklearn_ldp.losses` and the noise scales
 (calibrated by :mod:`sklearn_ldp.accounting._dp_svrg`). Every quantity that
 depends on the data passes through one of two Gaussian releases:
 
@@ -49,6 +49,28 @@ def poisson_batch(n_samples, sampling_rate, rng):
         more = np.cumsum(rng.geometric(q, size=size)) + positions[-1]
         positions = np.concatenate([positions, more])
     return positions[positions < n_samples]
+
+
+def svrg_epoch_lengths(n_samples, batch_size, n_epochs, inner_steps=None, *, doubling):
+    """Inner steps of each epoch: ``m`` each (DP-SVRG) or ``m0 2^s`` (DP-SVRG++).
+
+    ``inner_steps=None`` gives one expected pass, ``ceil(n / batch_size)``,
+    per DP-SVRG epoch (Alg. 1), and a first DP-SVRG++ epoch of a quarter
+    pass, ``ceil(n / (4 batch_size))``, doubling after each epoch (Alg. 2).
+
+    Examples
+    --------
+    >>> from sklearn_ldp.optim import svrg_epoch_lengths
+    >>> svrg_epoch_lengths(1000, 100, 3, doubling=False).tolist()
+    [10, 10, 10]
+    >>> svrg_epoch_lengths(1000, 100, 3, doubling=True).tolist()
+    [3, 6, 12]
+    """
+    per_pass = -(-n_samples // batch_size)
+    if not doubling:
+        return np.full(n_epochs, inner_steps or per_pass, dtype=np.int64)
+    first = inner_steps or max(1, -(-per_pass // 4))
+    return first * 2 ** np.arange(n_epochs, dtype=np.int64)
 
 
 def prox_elastic_net(W, step, alpha, l1_ratio, penalized, radius=None):

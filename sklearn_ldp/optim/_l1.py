@@ -1,6 +1,8 @@
-"""Exact Euclidean projection onto the l1 ball (Duchi et al., ICML 2008)."""
+"""The l1 ball: exact Euclidean projection (Duchi et al., ICML 2008), least squares over it."""
 
 import numpy as np
+
+from ._fista import fista_quadratic
 
 
 def project_l1_ball(v, radius=1.0):
@@ -45,7 +47,13 @@ def project_l1_ball(v, radius=1.0):
     magnitudes = np.abs(v)
     if magnitudes.sum() <= radius:
         return v.copy()
-    return np.sign(v) * np.maximum(magnitudes - _l1_threshold(magnitudes, radius), 0.0)
+    w = np.sign(v) * np.maximum(magnitudes - _l1_threshold(magnitudes, radius), 0.0)
+    # Large entries with a small radius leave the sphere by rounding (the
+    # threshold is the difference of large numbers): pull the result back in.
+    total = np.abs(w).sum()
+    if total > radius:
+        w *= radius / total
+    return w
 
 
 def _l1_threshold(magnitudes, radius):
@@ -55,3 +63,65 @@ def _l1_threshold(magnitudes, radius):
     ranks = np.arange(1, sorted_desc.size + 1)
     rho = np.flatnonzero(sorted_desc * ranks > cumulative)[-1]
     return cumulative[rho] / (rho + 1.0)
+
+
+def l1_constrained_least_squares(
+    linear,
+    radius,
+    start,
+    *,
+    quadratic=None,
+    components=None,
+    max_iter=1000,
+    tol=1e-6,
+):
+    """``min_w 1/2 (C w)^T Q (C w) - b^T C w`` over ``||w||_1 <= radius``, by FISTA.
+
+    ``C`` (``components``, ``(m, d)``, dense or sparse) maps the
+    ``d``-dimensional ``w`` to the space of the statistics; ``Q``
+    (``quadratic``, ``(m, m)`` PSD) and ``b`` (``linear``, ``(m,)``) are
+    the quadratic and linear terms there. None stands for the identity, so
+    ``quadratic=None`` gives ``1/2 ||C w - b||^2`` up to a constant.
+
+    Parameters
+    ----------
+    linear : ndarray of shape (m,)
+    radius : float
+    start : ndarray of shape (d,)
+        Starting point (projected first).
+    quadratic : ndarray of shape (m, m) or None, default=None
+    components : ndarray or sparse matrix of shape (m, d), or None, default=None
+    max_iter : int, default=1000
+    tol : float, default=1e-6
+
+    Returns
+    -------
+    w : ndarray of shape (d,)
+    n_iter : int
+    converged : bool
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_ldp.optim import l1_constrained_least_squares
+    >>> w, _, converged = l1_constrained_least_squares(
+    ...     np.array([2.0, 0.5]), 1.0, np.zeros(2))
+    >>> np.round(w, 6).tolist(), converged
+    ([1.0, 0.0], True)
+    """
+
+    def matvec(w):
+        projected = w if components is None else components @ w
+        if quadratic is not None:
+            projected = quadratic @ projected
+        return projected if components is None else components.T @ projected
+
+    gradient_linear = linear if components is None else components.T @ linear
+    return fista_quadratic(
+        matvec,
+        np.asarray(gradient_linear, dtype=np.float64).ravel(),
+        lambda w: project_l1_ball(w, radius),
+        start,
+        max_iter=max_iter,
+        tol=tol,
+    )

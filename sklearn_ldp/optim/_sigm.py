@@ -25,7 +25,14 @@ T^(p-1) gamma)`` (Lemma 47). With the paper's ``p = 1`` (Lemma 16):
 the ``xhat``: projected dual averaging with steps ``1 / beta_k`` growing like
 ``sqrt(k)``, plus iterate averaging. Line 12 prints ``eta`` without its index;
 it is ``eta_k`` (as in the source paper).
+
+:func:`sigm_one_pass` runs it as a single pass over a population of users
+in disjoint random mini-batches (the paper samples one user per step; a
+permutation uses each user's report once, a valid stochastic oracle with
+variance ``sigma^2 / b`` for batches of ``b`` users).
 """
+
+from functools import partial
 
 import numpy as np
 
@@ -113,3 +120,75 @@ def sigm(oracle, dim, *, n_steps, smoothness, sigma, radius, projection, order=1
         share = big_b[k + 1] / big_a[k + 1]
         y = (1.0 - share) * y + share * w
     return y
+
+
+def sigm_one_pass(
+    batch_gradient,
+    dim,
+    *,
+    n_users,
+    max_steps,
+    smoothness,
+    user_second_moment,
+    radius,
+    projection,
+    rng,
+):
+    """One pass of SIGM over ``n_users`` users in ``n_steps + 1`` random mini-batches.
+
+    Parameters
+    ----------
+    batch_gradient : callable
+        ``batch_gradient(w, indices) -> ndarray of shape (dim,)``: the
+        average of the users' stochastic gradients at ``w`` over ``indices``.
+    dim : int
+    n_users : int
+    max_steps : int
+        ``n_steps = min(max_steps, n_users - 1)``, so every batch has a user.
+    smoothness : float
+        ``L`` of the objective.
+    user_second_moment : float
+        Bound (or estimate) of ``E ||G_i||^2`` for one user's gradient; the
+        oracle's ``sigma`` is its square root over the smallest batch size.
+    radius : float
+        ``R >= ||w*||``.
+    projection : callable
+        Euclidean projection onto the feasible set.
+    rng : RandomState
+        Draws the permutation of the users.
+
+    Returns
+    -------
+    w : ndarray of shape (dim,)
+    n_steps : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_ldp.optim import project_l2_ball, sigm_one_pass
+    >>> rng = np.random.RandomState(0)
+    >>> targets = np.array([0.5, 0.0]) + 0.1 * rng.standard_normal((5000, 2))
+    >>> w, n_steps = sigm_one_pass(
+    ...     lambda w, users: w - targets[users].mean(axis=0), 2, n_users=5000,
+    ...     max_steps=500, smoothness=1.0, user_second_moment=0.02, radius=1.0,
+    ...     projection=lambda v: project_l2_ball(v, 1.0), rng=rng)
+    >>> np.round(w, 1).tolist(), n_steps
+    ([0.5, 0.0], 500)
+    """
+    n_steps = min(int(max_steps), int(n_users) - 1)
+    batches = np.array_split(rng.permutation(n_users), n_steps + 1)
+    sigma = np.sqrt(float(user_second_moment) / min(len(b) for b in batches))
+    w = sigm(
+        partial(_batch_step, batch_gradient, batches),
+        dim,
+        n_steps=n_steps,
+        smoothness=smoothness,
+        sigma=sigma,
+        radius=radius,
+        projection=projection,
+    )
+    return w, n_steps
+
+
+def _batch_step(batch_gradient, batches, w, k):
+    return batch_gradient(w, batches[k])

@@ -5,10 +5,33 @@ privacy parameters, states its guarantee (``guarantee``), documents and
 exposes its variance, and is vectorized over users.
 """
 
-from ._base import DEFAULT_CHUNK_SIZE, LocalRandomizer
+from ._base import (
+    CHUNK_VALUES,
+    DEFAULT_CHUNK_SIZE,
+    LocalRandomizer,
+    check_records,
+    chunk_rows,
+)
+from ._bernstein import BernsteinLossRandomizer
+from ._chebyshev_or import (
+    ORPolynomial,
+    chebyshev_or_parameters,
+    newton_coefficients,
+    or_polynomial,
+)
 from ._clip import clip_interval, clip_l2
+from ._copies import GaussianCopiesRandomizer
+from ._feature_maps import (
+    FOURIER_FEATURE_NORM,
+    RandomFourierFeatures,
+    RandomProjection,
+    feature_map_from_config,
+    feature_map_seed,
+)
 from ._gaussian import GaussianMechanism, GaussianRecordRandomizer, encode_labels
 from ._genprot import GenProtMechanism, genprot_epsilon
+from ._ldp_avg import VectorAverageRandomizer
+from ._marginals import MarginalRandomizer, SubsetIndex, monomial_exponents
 from ._reports import Reports, config_fingerprint, describe_config_mismatch
 from ._scalar import (
     BassilySmithMechanism,
@@ -16,22 +39,43 @@ from ._scalar import (
     LaplaceMechanism,
     PiecewiseMechanism,
 )
+from ._trigonometric import TrigonometricRandomizer, chebyshev_tensor_basis
 
 __all__ = [
+    "CHUNK_VALUES",
     "DEFAULT_CHUNK_SIZE",
     "BassilySmithMechanism",
+    "BernsteinLossRandomizer",
     "DuchiMechanism",
+    "FOURIER_FEATURE_NORM",
+    "GaussianCopiesRandomizer",
     "GaussianMechanism",
     "GaussianRecordRandomizer",
     "GenProtMechanism",
     "LaplaceMechanism",
     "LocalRandomizer",
+    "MarginalRandomizer",
+    "ORPolynomial",
     "PiecewiseMechanism",
+    "RandomFourierFeatures",
+    "RandomProjection",
     "Reports",
+    "SubsetIndex",
+    "TrigonometricRandomizer",
+    "VectorAverageRandomizer",
+    "chebyshev_or_parameters",
+    "chebyshev_tensor_basis",
+    "check_records",
+    "chunk_rows",
     "clip_interval",
     "clip_l2",
     "config_fingerprint",
     "describe_config_mismatch",
     "encode_labels",
+    "feature_map_from_config",
+    "feature_map_seed",
     "genprot_epsilon",
+    "monomial_exponents",
+    "newton_coefficients",
+    "or_polynomial",
 ]

@@ -10,6 +10,55 @@ from ._reports import Reports
 #: memory stays proportional to the reports themselves.
 DEFAULT_CHUNK_SIZE = 65_536
 
+#: Numbers one chunk's temporaries may hold (about 32 MiB of float64).
+CHUNK_VALUES = 2**22
+
+
+def chunk_rows(values_per_user, *, budget=CHUNK_VALUES, max_rows=DEFAULT_CHUNK_SIZE):
+    """Users per chunk so that one chunk holds about ``budget`` numbers.
+
+    The one chunk-size rule of the package: a randomizer (or server pass)
+    whose temporaries hold ``values_per_user`` numbers per user processes
+    ``budget // values_per_user`` users at a time, at least 1 and at most
+    ``max_rows``.
+
+    Examples
+    --------
+    >>> from sklearn_ldp.randomizers import chunk_rows
+    >>> chunk_rows(10), chunk_rows(10**5), chunk_rows(10**9)
+    (65536, 41, 1)
+    """
+    per_user = max(int(values_per_user), 1)
+    return int(min(max(budget // per_user, 1), max_rows))
+
+
+def check_records(X, y, *, n_features, requires_y, owner):
+    """Validate a population's records on the client: ``(X, y)`` as float arrays.
+
+    ``X`` must be finite, 2-D, with ``n_features`` columns and at least one
+    row; ``y`` (when given) 1-D with one entry per row. ``y`` is returned as
+    given (labels may be strings); ``owner`` names the randomizer in errors.
+    """
+    X = check_finite_array(X, name="X", ndim=2)
+    if X.shape[1] != n_features:
+        raise ValueError(
+            f"X has {X.shape[1]} features, but the randomizer was made for "
+            f"{n_features}."
+        )
+    n_samples = X.shape[0]
+    if n_samples == 0:
+        raise ValueError("X has no rows (users).")
+    if y is None:
+        if requires_y:
+            raise ValueError(f"{owner}.randomize needs y.")
+        return X, None
+    y = np.asarray(y)
+    if y.ndim != 1 or y.shape[0] != n_samples:
+        raise ValueError(
+            f"y must be 1-dimensional with {n_samples} entries, got shape {y.shape}."
+        )
+    return X, y
+
 
 class LocalRandomizer:
     """Base class of the client side of a non-interactive LDP protocol.
@@ -51,18 +100,6 @@ class LocalRandomizer:
             return f"each user's record is {self.epsilon:.6g}-LDP"
         return f"each user's record is ({self.epsilon:.6g}, {self.delta:.3g})-LDP"
 
-    def _check_y(self, y, n_samples):
-        if y is None:
-            if self.requires_y:
-                raise ValueError(f"{type(self).__name__}.randomize needs y.")
-            return None
-        y = np.asarray(y)
-        if y.ndim != 1 or y.shape[0] != n_samples:
-            raise ValueError(
-                f"y must be 1-dimensional with {n_samples} entries, got shape {y.shape}."
-            )
-        return y
-
     def randomize(self, X, y=None, random_state=None):
         """Randomize the records of a population of users.
 
@@ -80,16 +117,14 @@ class LocalRandomizer:
         -------
         reports : Reports
         """
-        X = check_finite_array(X, name="X", ndim=2)
-        if X.shape[1] != self.n_features:
-            raise ValueError(
-                f"X has {X.shape[1]} features, but the randomizer was made for "
-                f"{self.n_features}."
-            )
+        X, y = check_records(
+            X,
+            y,
+            n_features=self.n_features,
+            requires_y=self.requires_y,
+            owner=type(self).__name__,
+        )
         n_samples = X.shape[0]
-        if n_samples == 0:
-            raise ValueError("X has no rows (users).")
-        y = self._check_y(y, n_samples)
         rng = check_noise_random_state(random_state)
         fields = None
         for batch in gen_batches(n_samples, self.chunk_size):

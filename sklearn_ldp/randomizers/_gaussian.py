@@ -10,7 +10,7 @@ from ..utils import (
     check_finite_array,
     check_noise_random_state,
 )
-from ._base import LocalRandomizer
+from ._base import LocalRandomizer, chunk_rows
 from ._clip import clip_interval, clip_l2
 
 CALIBRATIONS = ("analytic", "paper")
@@ -97,16 +97,20 @@ class GaussianRecordRandomizer(LocalRandomizer):
     """Release one user's ``(x, y)`` with jointly calibrated Gaussian noise.
 
     The client (1) clips ``x`` to the l2 ball of radius ``data_norm``;
-    (2) optionally applies a public feature map (a random projection, random
-    Fourier features, ...) and clips the result to ``feature_norm``;
+    (2) optionally applies a public feature map (a
+    :class:`~sklearn_ldp.randomizers.RandomProjection`,
+    :class:`~sklearn_ldp.randomizers.RandomFourierFeatures`, ...) and clips
+    the result to ``feature_norm``;
     (3) clips ``y`` to ``[-y_bound, y_bound]`` (regression) or encodes the
     label publicly (``+-1`` for two classes, one-hot for more);
     (4) adds ``N(0, sigma_x^2 I)`` to the features and ``N(0, sigma_y^2)``
     to the target.
 
-    Privacy. Replacing the record moves the released features by at most
-    ``D_x = 2 * bound`` and the target by at most ``D_y`` (``2 y_bound``;
-    ``2`` for +-1 labels; ``sqrt(2)`` for one-hot labels) in l2. With
+    Privacy. The released features lie in the ball of radius ``bound``
+    (``feature_norm`` with a map, else ``data_norm``) whatever ``x`` is, so
+    replacing the record moves them by at most ``D_x = 2 * bound`` and the
+    target by at most ``D_y`` (``2 y_bound``; ``2`` for +-1 labels;
+    ``sqrt(2)`` for one-hot labels) in l2. With
     ``calibration='analytic'`` the two releases are one Gaussian mechanism of
     sensitivity ``sqrt((D_x / sigma_x)^2 + (D_y / sigma_y)^2)`` at unit noise,
     calibrated exactly by the analytic Gaussian mechanism, with
@@ -123,24 +127,34 @@ class GaussianRecordRandomizer(LocalRandomizer):
         Per-user privacy budget, ``> 0``.
     delta : float
         Per-user delta, in ``(0, 1)``.
-    data_norm : float, default=1.0
-        Public l2 bound on ``x``.
+    data_norm : float or None, default=1.0
+        Public l2 bound on ``x``. None (only with a ``feature_map``) does not
+        clip ``x``: the mapped features are clipped to ``feature_norm``
+        anyway, which is all the privacy of the release needs.
     y_bound : float or None, default=None
         Public bound on ``|y|`` for regression targets.
     classes : array-like or None, default=None
         Public label set for classification. Exactly one of ``y_bound`` and
         ``classes`` may be given; with neither, only ``x`` is released.
     feature_map : callable or None, default=None
-        Public map applied to the clipped ``x`` (``(n, d) -> (n, m)``).
+        Public map applied to the clipped ``x`` (``(n, d) -> (n, m)``), such
+        as :class:`~sklearn_ldp.randomizers.RandomProjection` or
+        :class:`~sklearn_ldp.randomizers.RandomFourierFeatures`.
     feature_norm : float or None, default=None
         Public l2 bound the mapped features are clipped to (required with a
-        ``feature_map``).
+        ``feature_map``; without one it may only repeat ``data_norm``).
     feature_map_config : dict or None, default=None
-        Public description of the feature map, stored in the configuration.
+        Public description of the feature map, stored in the configuration
+        under ``'feature_map'``; None takes ``feature_map.get_config()``
+        when the map has one.
     calibration : {'analytic', 'paper'}, default='analytic'
     y_noise_ratio : float, default=1.0
         Relative noise of the target versus the features, in units of their
         sensitivities (only with ``'analytic'``).
+    n_users : int or None, default=None
+        Public population size the configuration was planned for (recorded
+        in the configuration when a public choice, such as the number of
+        random features, was made from it).
 
     Examples
     --------
@@ -166,11 +180,16 @@ class GaussianRecordRandomizer(LocalRandomizer):
         feature_map_config=None,
         calibration="analytic",
         y_noise_ratio=1.0,
+        n_users=None,
     ):
         self.n_features = int(n_features)
         self.epsilon = check_epsilon(epsilon)
         self.delta = check_delta(delta, allow_zero=False)
-        self.data_norm = check_bound(data_norm, name="data_norm")
+        if data_norm is None and feature_map is None:
+            raise ValueError("data_norm=None (no clipping of x) needs a feature_map.")
+        self.data_norm = (
+            None if data_norm is None else check_bound(data_norm, name="data_norm")
+        )
         if y_bound is not None and classes is not None:
             raise ValueError("Give y_bound (regression) or classes, not both.")
         self.y_bound = None if y_bound is None else check_bound(y_bound, name="y_bound")
@@ -191,6 +210,16 @@ class GaussianRecordRandomizer(LocalRandomizer):
             if feature_norm is None
             else check_bound(feature_norm, name="feature_norm")
         )
+        if feature_map is None and self.feature_norm != self.data_norm:
+            # Without a map the release is x clipped to data_norm: a different
+            # feature_norm would calibrate the noise for the wrong bound.
+            raise ValueError(
+                "feature_norm bounds the output of a feature_map; without one "
+                f"the features are clipped to data_norm={self.data_norm}, got "
+                f"feature_norm={feature_norm!r}."
+            )
+        if feature_map_config is None and hasattr(feature_map, "get_config"):
+            feature_map_config = feature_map.get_config()
         self.feature_map_config = dict(feature_map_config or {})
         if calibration not in CALIBRATIONS:
             raise ValueError(
@@ -199,7 +228,12 @@ class GaussianRecordRandomizer(LocalRandomizer):
         self.calibration = calibration
         self.y_noise_ratio = check_bound(y_noise_ratio, name="y_noise_ratio")
         self.requires_y = self.y_sensitivity is not None
+        self.n_users = None if n_users is None else int(n_users)
         self.sigma_x, self.sigma_y = self._calibrate()
+        # Each temporary of a chunk (the clipped records, their features, the
+        # noise) holds at most CHUNK_VALUES numbers.
+        n_released = getattr(feature_map, "n_components", self.n_features)
+        self.chunk_size = chunk_rows(max(self.n_features, int(n_released)))
 
     @property
     def y_sensitivity(self):
@@ -242,11 +276,14 @@ class GaussianRecordRandomizer(LocalRandomizer):
             config.update(classes=self.classes.tolist(), sigma_y=self.sigma_y)
         if self.feature_map_config:
             config["feature_map"] = self.feature_map_config
+        if self.n_users is not None:
+            config["n_users"] = self.n_users
         return config
 
     def features(self, X):
         """The clipped (and mapped) features a user releases, before noise."""
-        clipped = clip_l2(X, self.data_norm)
+        X = np.asarray(X, dtype=np.float64)
+        clipped = X if self.data_norm is None else clip_l2(X, self.data_norm)
         if self.feature_map is None:
             return clipped
         return clip_l2(

@@ -50,6 +50,11 @@ i.e. ``eps = ln(e^(2 eps0) + tail(T))``, about ``2 eps0`` instead of
 calibrated by bisection; ``p_t <= 1`` needs ``c <= ln 2``, i.e.
 ``eps0 <= 2 ln 2`` (epsilon up to about 2.77; a larger request is served
 at that cap, a smaller, still valid, epsilon).
+
+Both calibrations are budget rules of :mod:`sklearn_ldp.accounting`
+(:func:`~sklearn_ldp.accounting.genprot_base_epsilon`,
+:func:`~sklearn_ldp.accounting.genprot_epsilon`); ``genprot_epsilon`` is
+also importable from :mod:`sklearn_ldp.randomizers`.
 """
 
 from math import ceil, log2
@@ -58,55 +63,14 @@ from numbers import Integral
 import numpy as np
 from sklearn.utils import check_random_state
 
+from ..accounting import (
+    GENPROT_CALIBRATIONS,
+    genprot_base_epsilon,
+    genprot_epsilon,
+)
 from ..utils import check_finite_array, check_noise_random_state
+from ._base import chunk_rows
 from ._scalar import _IntervalMechanism
-
-CALIBRATIONS = ("tight", "paper")
-#: Users processed at once (their ``T`` strings are held in memory).
-_BLOCK = 65_536
-
-
-def genprot_epsilon(eps0, n_candidates, bot_distance=0.5):
-    """The tight guarantee of GenProt over the Laplace mechanism (module docstring).
-
-    Parameters
-    ----------
-    eps0 : float
-        Base budget: ``v + Lap(1 / eps0)`` for ``v in [0, 1]``.
-    n_candidates : int
-        ``T``, the number of public strings per user.
-    bot_distance : float, default=0.5
-        Largest ``|v - bot|``.
-
-    Returns
-    -------
-    epsilon : float
-    """
-    c = eps0 * bot_distance
-    low, high = 0.5 * np.exp(-c), 0.5 * np.exp(c)
-    T = int(n_candidates)
-    tail = (1.0 - low) ** T * (1.0 + (T - 1) * high) / (T * low)
-    return float(np.log(np.exp(2.0 * eps0) + tail))
-
-
-def _calibrate_tight(epsilon, n_candidates):
-    """Largest ``eps0 <= 2 ln 2`` with ``genprot_epsilon(eps0, T) <= epsilon``."""
-    cap = 2.0 * np.log(2.0) * (1.0 - 1e-12)
-    if genprot_epsilon(cap, n_candidates) <= epsilon:
-        return cap
-    lo, hi = 0.0, cap
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if genprot_epsilon(mid, n_candidates) <= epsilon:
-            lo = mid
-        else:
-            hi = mid
-    if lo == 0.0:
-        raise ValueError(
-            f"epsilon = {epsilon!r} is too small for GenProt with n_candidates = "
-            f"{n_candidates}: the empty-set term alone exceeds it; use more candidates."
-        )
-    return lo
 
 
 class GenProtMechanism(_IntervalMechanism):
@@ -171,23 +135,18 @@ class GenProtMechanism(_IntervalMechanism):
                 f"n_candidates must be an integer >= 2, got {n_candidates!r}."
             )
         self.n_candidates = int(n_candidates)
-        if calibration not in CALIBRATIONS:
+        if calibration not in GENPROT_CALIBRATIONS:
             raise ValueError(
-                f"calibration must be one of {CALIBRATIONS}, got {calibration!r}."
+                f"calibration must be one of {GENPROT_CALIBRATIONS}, got {calibration!r}."
             )
         self.calibration = calibration
         self.requested_epsilon = self.epsilon
+        self.base_epsilon = genprot_base_epsilon(
+            self.epsilon, self.n_candidates, calibration
+        )
         if calibration == "paper":
-            if self.epsilon > 2.5:
-                raise ValueError(
-                    "Theorem 46 (calibration='paper') holds for a base budget "
-                    f"eps0 = epsilon / 10 <= 1/4, i.e. epsilon <= 2.5; got {self.epsilon}. "
-                    "Use calibration='tight'."
-                )
-            self.base_epsilon = self.epsilon / 10.0
             self.bot = 0.0
         else:
-            self.base_epsilon = _calibrate_tight(self.epsilon, self.n_candidates)
             self.bot = 0.5
             self.epsilon = min(
                 self.epsilon, genprot_epsilon(self.base_epsilon, self.n_candidates)
@@ -253,8 +212,10 @@ class GenProtMechanism(_IntervalMechanism):
                     f"{public_strings.shape}."
                 )
         out = np.empty((n, 2))
-        for start in range(0, n, _BLOCK):
-            rows = slice(start, min(start + _BLOCK, n))
+        # Each user's T public strings are held at once.
+        step = chunk_rows(self.n_candidates)
+        for start in range(0, n, step):
+            rows = slice(start, min(start + step, n))
             strings = (
                 self.public_strings(rows.stop - rows.start, rng)
                 if public_strings is None

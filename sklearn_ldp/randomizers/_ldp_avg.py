@@ -27,14 +27,18 @@ Entries are written ``coefficient_j = scale_j * u_j(x)`` with a public
 releases ``u_j`` (scaling a release by a public constant is
 post-processing, and all three scalar mechanisms are scale-equivariant, so
 this is the same as releasing ``scale_j u_j`` on the scaled interval).
+
+The server's side (the mean of the debiased reports per coordinate) is
+:func:`sklearn_ldp.aggregation.estimate_vector_mean`.
 """
 
 from numbers import Integral
 
 import numpy as np
 
-from ..utils import check_epsilon, check_finite_array, check_noise_random_state
-from ._base import LocalRandomizer
+from ..accounting import full_vector_laplace_scale
+from ..utils import check_epsilon, check_noise_random_state, public_seed
+from ._base import LocalRandomizer, check_records, chunk_rows
 from ._reports import Reports
 from ._scalar import DuchiMechanism, LaplaceMechanism, PiecewiseMechanism
 
@@ -48,6 +52,8 @@ _SCALAR = {
 MAX_COORDINATES = 2**22
 #: Largest number of values all users of ``'full_vector'`` send together.
 MAX_FULL_VECTOR_ENTRIES = 2**27
+#: Tag of the public partition seed (:func:`sklearn_ldp.utils.public_seed`).
+PARTITION_SEED_TAG = 0x50415254  # "PART"
 
 
 def check_public_seed(public_seed):
@@ -58,10 +64,22 @@ def check_public_seed(public_seed):
     return None if public_seed is None else int(public_seed)
 
 
-def balanced_partition(n_users, n_groups, public_seed):
-    """User ``i``'s group in a uniformly random balanced partition (public)."""
-    permutation = np.random.RandomState(public_seed).permutation(n_users)
+def balanced_partition(n_users, n_groups, seed):
+    """User ``i``'s group in a uniformly random balanced partition (public).
+
+    Every group has ``floor(n / G)`` or ``ceil(n / G)`` users; the
+    partition is a function of the public seed, the user's index and
+    ``n_users`` only.
+    """
+    permutation = np.random.RandomState(seed).permutation(n_users)
     return permutation % n_groups
+
+
+def partition_seed(announced, random_state):
+    """The public partition seed: the announced one, else one from ``random_state``."""
+    if announced is not None:
+        return announced
+    return public_seed(random_state, PARTITION_SEED_TAG)
 
 
 class VectorAverageRandomizer(LocalRandomizer):
@@ -119,7 +137,9 @@ class VectorAverageRandomizer(LocalRandomizer):
     @property
     def laplace_scale(self):
         """Per-entry Laplace scale ``d b / epsilon`` of ``'full_vector'``."""
-        return self.n_coordinates * self.full_vector_bound / self.epsilon
+        return full_vector_laplace_scale(
+            self.epsilon, self.n_coordinates, self.full_vector_bound
+        )
 
     @property
     def scalar_mechanism(self):
@@ -131,6 +151,11 @@ class VectorAverageRandomizer(LocalRandomizer):
     def communication(self):
         """Numbers each user sends (1 for the sampled scheme)."""
         return self.n_coordinates if self.mechanism == "full_vector" else 1
+
+    @property
+    def n_groups(self):
+        """Groups of the public partition (1 for the full vector: every user reports all)."""
+        return 1 if self.mechanism == "full_vector" else self.n_coordinates
 
     def _mechanism_config(self):
         return {"mechanism": self.mechanism, "public_seed": self.public_seed}
@@ -144,32 +169,29 @@ class VectorAverageRandomizer(LocalRandomizer):
         y : None
             Ignored (unsupervised).
         random_state : int, RandomState instance or None, default=None
-            The users' private randomness; also draws the public partition
-            seed when ``public_seed`` is None.
+            The users' private randomness; also gives the public partition
+            seed when ``public_seed`` is None
+            (:func:`~sklearn_ldp.utils.public_seed`).
 
         Returns
         -------
         reports : Reports
         """
-        X = check_finite_array(X, name="X", ndim=2)
-        if X.shape[1] != self.n_features:
-            raise ValueError(
-                f"X has {X.shape[1]} features, but the randomizer was made for "
-                f"{self.n_features}."
-            )
-        n_users = X.shape[0]
-        if n_users == 0:
-            raise ValueError("X has no rows (users).")
+        X, _ = check_records(
+            X,
+            None,
+            n_features=self.n_features,
+            requires_y=False,
+            owner=type(self).__name__,
+        )
         rng = check_noise_random_state(random_state)
-        public_seed = self.public_seed
-        if public_seed is None:
-            public_seed = int(rng.randint(0, 2**31 - 1))
+        seed = partition_seed(self.public_seed, rng)
         if self.mechanism == "full_vector":
             fields = self._randomize_full(X, rng)
         else:
-            fields = self._randomize_sampled(X, public_seed, rng)
+            fields = self._randomize_sampled(X, seed, rng)
         config = self.get_config()
-        config["public_seed"] = public_seed
+        config["public_seed"] = seed
         return Reports(fields, config)
 
     def _randomize_full(self, X, rng):
@@ -182,7 +204,7 @@ class VectorAverageRandomizer(LocalRandomizer):
                 "('piecewise', 'duchi', 'laplace') or a smaller vector."
             )
         vector = np.empty((n_users, d))
-        step = max(1, min(self.chunk_size, 2**20 // max(d, 1)))
+        step = chunk_rows(d)
         for start in range(0, n_users, step):
             block = slice(start, start + step)
             units = self._unit_vector(self._prepare(X[block]))
@@ -190,9 +212,9 @@ class VectorAverageRandomizer(LocalRandomizer):
             vector[block] = self.coordinate_scale * units + noise
         return {"vector": vector}
 
-    def _randomize_sampled(self, X, public_seed, rng):
+    def _randomize_sampled(self, X, seed, rng):
         n_users = X.shape[0]
-        coordinates = balanced_partition(n_users, self.n_coordinates, public_seed)
+        coordinates = balanced_partition(n_users, self.n_coordinates, seed)
         values = np.empty(n_users)
         mechanism = self.scalar_mechanism
         for start in range(0, n_users, self.chunk_size):
@@ -201,40 +223,11 @@ class VectorAverageRandomizer(LocalRandomizer):
             values[block] = mechanism.randomize(units, random_state=rng)
         return {"coordinate": coordinates, "value": values}
 
-    def estimate_mean(self, reports):
-        """Server: unbiased estimate of the users' mean coefficient vector.
-
-        Returns
-        -------
-        mean : ndarray of shape (n_coordinates,)
-            Mean of ``scale_j u_j(x_i)`` over users. With the sampled scheme
-            a coordinate without users gets ``scale_j`` times the middle of
-            the unit interval (an uninformative fill; estimators warn).
-        counts : ndarray of shape (n_coordinates,)
-            Users behind each entry.
-        """
-        n_users, d = len(reports), self.n_coordinates
-        if self.mechanism == "full_vector":
-            vector = np.asarray(reports["vector"], dtype=float)
-            if vector.shape != (n_users, d):
-                raise ValueError(
-                    f"Report vectors must have shape (n_users, {d}), got {vector.shape}."
-                )
-            return vector.mean(axis=0), np.full(d, n_users)
-        coordinates = np.asarray(reports["coordinate"])
-        if coordinates.shape != (n_users,) or (
-            n_users and (coordinates.min() < 0 or coordinates.max() >= d)
-        ):
-            raise ValueError(f"Report coordinates must be integers in [0, {d}).")
-        estimates = self.scalar_mechanism.estimate(reports["value"])
-        counts = np.bincount(coordinates, minlength=d)
-        sums = np.bincount(coordinates, weights=estimates, minlength=d)
-        fill = 0.5 * (self.lower + self.upper)
-        means = np.divide(sums, counts, out=np.full(d, fill), where=counts > 0)
-        return self.coordinate_scale * means, counts
-
     def noise_variance(self, n_users, unit_variance=None):
-        """Variance of one entry of :meth:`estimate_mean` from the mechanism's noise.
+        """Variance of one entry of the server's mean from the mechanism's noise.
+
+        The server's mean is
+        :func:`~sklearn_ldp.aggregation.estimate_vector_mean`:
 
         ``2 (d b / epsilon)^2 / n`` for the full vector; for the sampled
         scheme ``scale_j^2 d / n`` times the scalar mechanism's variance at

@@ -4,8 +4,12 @@ import json
 
 import numpy as np
 
-#: Version of the file format written by :meth:`Reports.save`.
-REPORTS_FORMAT_VERSION = 1
+#: Version of the file format written by :meth:`Reports.save`. Version 2
+#: renamed the configuration values that carried paper labels (a GLM
+#: ``protocol`` of ``'seed003'`` / ``'seed001'`` is now ``'power_copies'`` /
+#: ``'product_copies'``; ``approximation='lemma32'`` is ``'smoothed_quantile'``)
+#: and moved randomizer classes, whose names the configuration carries.
+REPORTS_FORMAT_VERSION = 2
 
 
 class Reports:
@@ -116,6 +120,14 @@ class Reports:
                 raise ValueError(f"{path} is not a sklearn_ldp reports file.")
             header = json.loads(str(data["header"]))
             version = header.get("format_version")
+            if isinstance(version, int) and version < REPORTS_FORMAT_VERSION:
+                raise ValueError(
+                    f"{path} was written by an older sklearn_ldp (reports format "
+                    f"version {version}); this version reads version "
+                    f"{REPORTS_FORMAT_VERSION} only, whose configuration names "
+                    "changed. The server cannot check those reports against its "
+                    "configuration: collect them again with the current client."
+                )
             if version != REPORTS_FORMAT_VERSION:
                 raise ValueError(
                     f"{path} has reports format version {version!r}; this version "

@@ -12,6 +12,7 @@ of that estimate for a true value ``v``.
 
 import numpy as np
 
+from ..accounting import bassily_smith_epsilon
 from ..utils import check_epsilon, check_finite_array, check_noise_random_state
 from ._clip import clip_interval
 
@@ -201,7 +202,8 @@ class BassilySmithMechanism(_IntervalMechanism):
     ``-ln(2 - e^eps0)``-LDP. We therefore run it with
     ``eps0 = ln(2 - e^-eps)``, which makes it epsilon-LDP for every
     ``epsilon > 0`` (for ``epsilon <= ln 2`` this is below the printed
-    ``eps0 = epsilon``, the price of a correct guarantee).
+    ``eps0 = epsilon``, the price of a correct guarantee); the rule is
+    :func:`~sklearn_ldp.accounting.bassily_smith_epsilon`.
 
     Variance of the estimate ``2 b z`` of ``v``: ``v^2 + 4 / eps0^2``.
 
@@ -218,7 +220,7 @@ class BassilySmithMechanism(_IntervalMechanism):
 
     def __init__(self, epsilon, lower=0.0, upper=1.0):
         super().__init__(epsilon, lower, upper)
-        self.internal_epsilon = float(np.log(2.0 - np.exp(-self.epsilon)))
+        self.internal_epsilon = bassily_smith_epsilon(self.epsilon)
 
     def _to_zero_one(self, values):
         return 0.5 * (self._to_unit(values) + 1.0)

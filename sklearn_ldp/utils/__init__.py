@@ -1,13 +1,14 @@
 """Shared helpers: validation of privacy parameters and the empirical privacy audit."""
 
 from ._audit import AuditResult, audit_mechanism, audit_randomizer, audit_samples
-from ._random import check_noise_random_state
+from ._random import check_noise_random_state, check_server_random_state, public_seed
 from ._validation import (
     check_bound,
     check_delta,
     check_epsilon,
     check_finite_array,
 )
+from ._warnings import warn_few_users
 
 __all__ = [
     "AuditResult",
@@ -19,4 +20,7 @@ __all__ = [
     "check_epsilon",
     "check_finite_array",
     "check_noise_random_state",
+    "check_server_random_state",
+    "public_seed",
+    "warn_few_users",
 ]

@@ -211,3 +211,33 @@ def test_bad_oracle_configuration_is_refused():
         PolynomialGradientOracle(np.zeros((4, 3, 2)), mode="product", coef=[1, 1, 1])
     with pytest.raises(ValueError, match="dimensions"):
         PolynomialGradientOracle(x, mode="product", coef=[1.0])
+
+
+def test_server_memory_does_not_grow_with_the_degree():
+    # The fission oracle stores the reports plus one direction copy, whatever d.
+    rng = np.random.RandomState(0)
+    x, y = rng.standard_normal((1_000, 3)), rng.standard_normal(1_000)
+    for degree in (1, 6):
+        oracle = PolynomialGradientOracle(
+            x, y, coef=np.ones(degree + 1), sigma_x=1.0, sigma_y=1.0
+        )
+        stored = [v for v in vars(oracle).values() if isinstance(v, np.ndarray)]
+        # x, y, and the split: x_dir, y_dir, y_bar (plus a few constants).
+        assert sum(v.size for v in stored) <= 2 * x.size + 3 * y.size + 50
+
+
+def test_second_moment_and_batch_are_the_per_user_values():
+    rng = np.random.RandomState(7)
+    x, y = rng.standard_normal((300, 2)), rng.standard_normal(300)
+    oracle = PolynomialGradientOracle(
+        x, y, coef=[0.2, -0.4], sigma_x=1.0, sigma_y=1.0, random_state=0
+    )
+    assert oracle.param_shape == (2,)
+    w, users = np.array([0.5, -0.5]), np.arange(0, 300, 3)
+    values = oracle.per_user(w, users, np.random.default_rng(1))
+    assert oracle.second_moment(w, users, np.random.default_rng(1)) == pytest.approx(
+        np.mean(np.sum(values**2, axis=1))
+    )
+    np.testing.assert_allclose(
+        oracle.batch(w, users, np.random.default_rng(1)), values.mean(axis=0)
+    )

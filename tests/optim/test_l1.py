@@ -124,3 +124,43 @@ def test_largest_eigenvalue():
     value = largest_eigenvalue(lambda v: H @ v, 20, tol=1e-10)
     assert value == pytest.approx(np.linalg.eigvalsh(H)[-1], rel=1e-8)
     assert largest_eigenvalue(lambda v: 0 * v, 5) == 0.0
+
+
+def test_l1_constrained_least_squares_with_a_projection():
+    # min_w 1/2 (C w)^T Q (C w) - b^T C w over the l1 ball equals FISTA on the
+    # explicit d x d quadratic C^T Q C with linear term C^T b.
+    from sklearn_ldp.optim import l1_constrained_least_squares
+
+    rng = np.random.RandomState(0)
+    C = rng.standard_normal((4, 9))
+    A = rng.standard_normal((4, 4))
+    Q, b = A @ A.T, rng.standard_normal(4)
+    w, _, converged = l1_constrained_least_squares(
+        b, 0.7, np.zeros(9), quadratic=Q, components=C, max_iter=20_000, tol=1e-12
+    )
+    H = C.T @ Q @ C
+    expected, _, _ = fista_quadratic(
+        lambda x: H @ x,
+        C.T @ b,
+        lambda x: project_l1_ball(x, 0.7),
+        np.zeros(9),
+        max_iter=20_000,
+        tol=1e-12,
+    )
+    assert converged
+    np.testing.assert_allclose(w, expected, atol=1e-8)
+    assert np.abs(w).sum() <= 0.7 * (1 + 1e-9)
+    # Without Q: 1/2 ||C w - b||^2; without C either: the projection of b.
+    plain, _, _ = l1_constrained_least_squares(b, 0.7, np.zeros(4))
+    np.testing.assert_allclose(plain, project_l1_ball(b, 0.7), atol=1e-8)
+    fit, _, _ = l1_constrained_least_squares(
+        b, 0.7, np.zeros(9), components=C, max_iter=20_000, tol=1e-12
+    )
+    residual = C @ fit - b
+    gradient = C.T @ residual
+    # Optimality on the l1 sphere: |grad| is the same on the support and no
+    # larger off it (-grad is in the normal cone at fit).
+    support = np.abs(fit) > 1e-8
+    assert np.abs(fit).sum() == pytest.approx(0.7)
+    assert np.ptp(np.abs(gradient[support])) < 1e-6
+    assert np.abs(gradient).max() <= np.abs(gradient[support]).min() + 1e-6

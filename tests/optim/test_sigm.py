@@ -1,4 +1,5 @@
-"""SIGM (seed 001 Algorithm 9), accelerated projected gradient and the l2 projection."""
+"""SIGM (seed 001 Algorithm 9), its one-pass driver, accelerated projected gradient,
+the l2 projections and the oracle solvers on l2 balls."""
 
 import numpy as np
 import pytest
@@ -6,8 +7,11 @@ from scipy.optimize import minimize
 
 from sklearn_ldp.optim import (
     accelerated_projected_gradient,
+    minimize_on_ball,
+    project_columns_l2,
     project_l2_ball,
     sigm,
+    sigm_one_pass,
     sigm_parameters,
 )
 
@@ -153,4 +157,149 @@ def test_accelerated_projected_gradient_matches_scipy_on_constrained_least_squar
     with pytest.raises(ValueError, match="step"):
         accelerated_projected_gradient(
             lambda w: w, np.zeros(2), step=0.0, projection=unit_ball
+        )
+
+
+def test_project_columns_l2():
+    W = np.array([[3.0, 0.3, 0.0], [4.0, 0.4, 0.0]])
+    out = project_columns_l2(W, 1.0)
+    np.testing.assert_allclose(out, [[0.6, 0.3, 0.0], [0.8, 0.4, 0.0]])
+    for w in (np.array([3.0, 4.0]), np.array([0.1, -0.2])):
+        np.testing.assert_allclose(project_columns_l2(w, 1.0), project_l2_ball(w, 1.0))
+
+
+def test_sigm_one_pass_uses_each_user_once():
+    seen = []
+
+    def batch_gradient(w, users):
+        seen.append(users)
+        return w - 0.5
+
+    w, n_steps = sigm_one_pass(
+        batch_gradient,
+        2,
+        n_users=103,
+        max_steps=10,
+        smoothness=1.0,
+        user_second_moment=1.0,
+        radius=1.0,
+        projection=unit_ball,
+        rng=np.random.RandomState(0),
+    )
+    assert n_steps == 10 and len(seen) == 11
+    np.testing.assert_array_equal(np.sort(np.concatenate(seen)), np.arange(103))
+    # Fewer users than steps: one user per batch.
+    _, n_steps = sigm_one_pass(
+        lambda w, users: w,
+        1,
+        n_users=5,
+        max_steps=100,
+        smoothness=1.0,
+        user_second_moment=1.0,
+        radius=1.0,
+        projection=unit_ball,
+        rng=np.random.RandomState(0),
+    )
+    assert n_steps == 4
+
+
+def test_sigm_one_pass_is_sigm_on_the_batches():
+    rng_data = np.random.RandomState(3)
+    targets = rng_data.standard_normal((400, 2))
+
+    def batch_gradient(w, users):
+        return w - targets[users].mean(axis=0)
+
+    got, _ = sigm_one_pass(
+        batch_gradient,
+        2,
+        n_users=400,
+        max_steps=19,
+        smoothness=1.0,
+        user_second_moment=2.0,
+        radius=1.0,
+        projection=unit_ball,
+        rng=np.random.RandomState(4),
+    )
+    batches = np.array_split(np.random.RandomState(4).permutation(400), 20)
+    expected = sigm(
+        lambda w, k: batch_gradient(w, batches[k]),
+        2,
+        n_steps=19,
+        smoothness=1.0,
+        sigma=np.sqrt(2.0 / 20),
+        radius=1.0,
+        projection=unit_ball,
+    )
+    np.testing.assert_array_equal(got, expected)
+
+
+class _QuadraticOracle:
+    """Exact gradient of sum_c ||W_c - C_c||^2 / 2 (plus per-user noise in batches)."""
+
+    def __init__(self, center, n_users=1000, noise=0.0):
+        self.center = center
+        self.param_shape = center.shape
+        self.n_users = n_users
+        self.noise = noise
+
+    def mean(self, W):
+        return W - self.center
+
+    def batch(self, W, indices, rng):
+        scale = self.noise / np.sqrt(len(indices))
+        return W - self.center + scale * rng.standard_normal(W.shape)
+
+
+def test_minimize_on_ball_projects_each_column_and_penalizes():
+    center = np.array([[3.0, 0.2], [4.0, -0.1]])
+    oracle = _QuadraticOracle(center)
+    W, n_iter = minimize_on_ball(
+        oracle,
+        solver="gd",
+        smoothness=1.0,
+        radius=1.0,
+        max_iter=500,
+        rng=np.random.RandomState(0),
+    )
+    np.testing.assert_allclose(W, [[0.6, 0.2], [0.8, -0.1]], atol=1e-6)
+    assert n_iter < 500
+    # With a penalty alpha on the first row only: minimizer C / (1 + alpha) there.
+    penalty = np.array([[1.0], [0.0]])
+    W, _ = minimize_on_ball(
+        oracle,
+        solver="gd",
+        smoothness=2.0,
+        radius=10.0,
+        max_iter=500,
+        rng=np.random.RandomState(0),
+        l2_penalty=penalty,
+    )
+    # (The solver stops at a relative change of 1e-6.)
+    np.testing.assert_allclose(W, [[1.5, 0.1], [4.0, -0.1]], atol=1e-4)
+
+
+def test_minimize_on_ball_sigm_and_errors():
+    center = np.array([0.3, -0.2])
+    oracle = _QuadraticOracle(center, n_users=20_000, noise=0.5)
+    W, n_iter = minimize_on_ball(
+        oracle,
+        solver="sigm",
+        smoothness=1.0,
+        radius=1.0,
+        max_iter=1000,
+        rng=np.random.RandomState(0),
+        user_second_moment=0.5,
+    )
+    assert W.shape == (2,) and n_iter == 1000
+    # Lemma 16: excess O(sigma R / sqrt(T)); here f(W) - f* = ||W - c||^2 / 2,
+    # sigma = 0.5 sqrt(2 / 20): 5 times the scale of the bound.
+    assert 0.5 * np.sum((W - center) ** 2) < 5 * 0.5 * np.sqrt(0.1) / np.sqrt(1000)
+    with pytest.raises(ValueError, match="user_second_moment"):
+        minimize_on_ball(
+            oracle, solver="sigm", smoothness=1.0, radius=1.0, max_iter=5, rng=None
+        )
+    with pytest.raises(ValueError, match="solver"):
+        minimize_on_ball(
+            oracle, solver="newton", smoothness=1.0, radius=1.0, max_iter=5, rng=None
         )

@@ -5,8 +5,10 @@ import pytest
 
 from sklearn_ldp.accounting import analytic_gaussian_sigma, gaussian_sigma
 from sklearn_ldp.randomizers import (
+    FOURIER_FEATURE_NORM,
     GaussianMechanism,
     GaussianRecordRandomizer,
+    RandomFourierFeatures,
     Reports,
     clip_l2,
 )
@@ -174,3 +176,75 @@ def test_bad_configuration_is_refused():
         GaussianRecordRandomizer(2, epsilon=1.0, delta=1e-5, classes=[1, 1])
     with pytest.raises(ValueError):
         GaussianRecordRandomizer(2, epsilon=1.0, delta=1e-5, calibration="tight")
+
+
+def test_feature_norm_without_a_map_is_refused():
+    # Without a map the release is x clipped to data_norm; a smaller
+    # feature_norm would calibrate the noise for a bound the data exceed.
+    with pytest.raises(ValueError, match="feature_norm"):
+        GaussianRecordRandomizer(2, epsilon=1.0, delta=1e-5, feature_norm=0.1)
+    same = GaussianRecordRandomizer(2, epsilon=1.0, delta=1e-5, feature_norm=1.0)
+    assert same.feature_norm == same.data_norm == 1.0
+
+
+def test_no_data_norm_needs_a_map_and_skips_the_first_clip():
+    with pytest.raises(ValueError, match="feature_map"):
+        GaussianRecordRandomizer(2, epsilon=1.0, delta=1e-5, data_norm=None)
+    rand = GaussianRecordRandomizer(
+        2,
+        epsilon=1.0,
+        delta=1e-5,
+        data_norm=None,
+        feature_map=lambda X: X / 100.0,
+        feature_norm=1.0,
+    )
+    # x = (300, 400) is not clipped to a data_norm: its map has norm 5,
+    # clipped to feature_norm = 1.
+    features = rand.features(np.array([[300.0, 400.0], [30.0, 40.0]]))
+    np.testing.assert_allclose(features, [[0.6, 0.8], [0.3, 0.4]])
+    assert rand.get_config()["data_norm"] is None
+
+
+def test_map_configuration_and_planned_population_are_recorded():
+    class Doubling:
+        n_components = 4
+
+        def __call__(self, X):
+            return np.hstack([X, X])
+
+        def get_config(self):
+            return {"map": "doubling"}
+
+    rand = GaussianRecordRandomizer(
+        2,
+        epsilon=1.0,
+        delta=1e-5,
+        feature_map=Doubling(),
+        feature_norm=1.0,
+        n_users=1000,
+    )
+    config = rand.get_config()
+    assert config["feature_map"] == {"map": "doubling"}
+    assert config["n_users"] == 1000
+    assert (
+        "n_users"
+        not in GaussianRecordRandomizer(2, epsilon=1.0, delta=1e-5).get_config()
+    )
+
+
+def test_chunk_size_follows_the_values_per_user():
+    # The package's one chunk rule: about CHUNK_VALUES numbers per chunk.
+    from sklearn_ldp.randomizers import chunk_rows
+
+    small = GaussianRecordRandomizer(3, epsilon=1.0, delta=1e-5)
+    assert small.chunk_size == chunk_rows(3)
+    wide = GaussianRecordRandomizer(10_000, epsilon=1.0, delta=1e-5)
+    assert wide.chunk_size == chunk_rows(10_000) < small.chunk_size
+    mapped = GaussianRecordRandomizer(
+        3,
+        epsilon=1.0,
+        delta=1e-5,
+        feature_map=RandomFourierFeatures(3, 5000),
+        feature_norm=FOURIER_FEATURE_NORM,
+    )
+    assert mapped.chunk_size == chunk_rows(5000)

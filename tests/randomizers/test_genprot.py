@@ -195,7 +195,7 @@ def test_bernstein_regressor_runs_genprot_and_reports_its_bits():
     # (4 grid points, ~50k users each: sd ~ sqrt(2 * 2 / 50k) ~ 0.009).
     assert np.abs(est.grid_risk_ - laplace.grid_risk_).max() < 0.06
     assert abs(est.coef_[0] - 0.5) < 0.25
-    randomizer = est.make_randomizer(1, degree=3, public_seed=1)
+    randomizer = est._build_randomizer(1, degree=3, seed=1)
     reports = randomizer.randomize(X[:1000], y[:1000], random_state=0)
     assert list(reports.fields) == ["group", "public_value", "index"]
     refit = LocalBernsteinRegressor(

@@ -26,7 +26,10 @@ differences; ``w_0 = p(0) = 0`` and ``w_m = 0`` for ``m > t``): since
 p-variate polynomial ``p(sum_j x_j y_j)`` reduced with ``y_j^2 = y_j`` (exact
 on binary ``y``) is ``sum_{S} w_{|S|} 1[S subset of x] prod_{j in S} y_j``.
 Its coefficient vector has one entry per subset of size ``1..min(t, k)``;
-this is what the users of :class:`~sklearn_ldp.KWayMarginalsLDP` report.
+this is what the users of :class:`~sklearn_ldp.KWayMarginalsLDP` report
+(:class:`~sklearn_ldp.randomizers.MarginalRandomizer`), so the polynomial is
+public configuration a device computes; the server evaluates the averaged
+polynomial (:func:`~sklearn_ldp.aggregation.disjunction_tables`).
 ``gamma = 0`` gives the exact (degree ``k``) inclusion-exclusion polynomial
 ``w_m = (-1)^(m + 1)``.
 """
@@ -148,7 +151,7 @@ def or_polynomial(k, gamma):
 
     Examples
     --------
-    >>> from sklearn_ldp.aggregation import or_polynomial
+    >>> from sklearn_ldp.randomizers import or_polynomial
     >>> poly = or_polynomial(16, 0.2)
     >>> poly.degree, poly.uniform_error <= 0.2
     (7, True)

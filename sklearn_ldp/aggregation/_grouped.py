@@ -1,0 +1,134 @@
+"""Server side of the partition protocols: per-group means of unbiased estimates.
+
+The local Bernstein mechanism and LDP-AVG assign each user one public cell
+(a grid point, a coordinate) by a balanced partition, or have every user
+report every cell. The server debiases each report with the scalar
+mechanism's ``estimate`` and averages per cell.
+"""
+
+import numpy as np
+
+from ..utils import check_finite_array
+
+
+def group_means(groups, estimates, n_groups, *, fill):
+    """Mean of the per-user estimates of each group, after validating the groups.
+
+    Parameters
+    ----------
+    groups : array-like of shape (n_users,)
+        Each user's public group, integers in ``[0, n_groups)``.
+    estimates : array-like of shape (n_users,)
+        Each user's unbiased estimate of its group's value.
+    n_groups : int
+    fill : float
+        The value of a group without users (uninformative; the estimators
+        warn when there are fewer users than groups).
+
+    Returns
+    -------
+    means : ndarray of shape (n_groups,)
+    counts : ndarray of shape (n_groups,)
+        Users behind each mean.
+
+    Examples
+    --------
+    >>> from sklearn_ldp.aggregation import group_means
+    >>> means, counts = group_means([0, 0, 2], [1.0, 3.0, 5.0], 3, fill=-1.0)
+    >>> means.tolist(), counts.tolist()
+    ([2.0, -1.0, 5.0], [2, 0, 1])
+    """
+    estimates = check_finite_array(estimates, name="estimates")
+    groups = np.asarray(groups)
+    n_users = estimates.shape[0]
+    if (
+        groups.shape != (n_users,)
+        or (groups.size and not np.all(np.equal(np.mod(groups, 1), 0)))
+        or (n_users and (groups.min() < 0 or groups.max() >= n_groups))
+    ):
+        raise ValueError(
+            f"Report groups must be {n_users} integers in [0, {n_groups})."
+        )
+    groups = groups.astype(np.int64)
+    counts = np.bincount(groups, minlength=n_groups)
+    sums = np.bincount(groups, weights=estimates, minlength=n_groups)
+    means = np.divide(
+        sums, counts, out=np.full(n_groups, float(fill)), where=counts > 0
+    )
+    return means, counts
+
+
+def _mechanism_reports(reports, fields):
+    if len(fields) == 1:
+        return check_finite_array(reports[fields[0]], name=fields[0])
+    return np.stack(
+        [check_finite_array(reports[name], name=name) for name in fields], axis=-1
+    )
+
+
+def estimate_grid_risk(randomizer, reports):
+    """Unbiased estimate of the normalized empirical risk at each grid point.
+
+    The server of the local Bernstein mechanism
+    (:class:`~sklearn_ldp.randomizers.BernsteinLossRandomizer`).
+
+    Returns
+    -------
+    values : ndarray of shape (n_grid,)
+        The mean of the mechanism's unbiased estimates over the users of
+        each grid point (all users for ``'full_grid'``). A grid point
+        without users gets the mean over all users (an uninformative fill).
+    counts : ndarray of shape (n_grid,)
+        Users behind each value.
+    """
+    mechanism = randomizer.scalar_mechanism
+    released = _mechanism_reports(reports, randomizer.value_fields)
+    if randomizer.mechanism == "full_grid":
+        if released.shape != (len(reports), randomizer.n_grid):
+            raise ValueError(
+                f"Report values must have shape (n_users, {randomizer.n_grid}), got "
+                f"{released.shape}."
+            )
+        values = mechanism.estimate(released).mean(axis=0)
+        return values, np.full(randomizer.n_grid, len(reports))
+    estimates = mechanism.estimate(released)
+    return group_means(
+        reports["group"],
+        estimates,
+        randomizer.n_grid,
+        fill=float(estimates.mean()) if estimates.size else 0.0,
+    )
+
+
+def estimate_vector_mean(randomizer, reports):
+    """Unbiased estimate of the users' mean coefficient vector (LDP-AVG).
+
+    The server of :class:`~sklearn_ldp.randomizers.VectorAverageRandomizer`.
+
+    Returns
+    -------
+    mean : ndarray of shape (n_coordinates,)
+        Mean of ``scale_j u_j(x_i)`` over users. With the sampled scheme a
+        coordinate without users gets ``scale_j`` times the middle of the
+        unit interval (an uninformative fill; estimators warn).
+    counts : ndarray of shape (n_coordinates,)
+        Users behind each entry.
+    """
+    n_users, d = len(reports), randomizer.n_coordinates
+    if randomizer.mechanism == "full_vector":
+        vector = check_finite_array(reports["vector"], name="vector")
+        if vector.shape != (n_users, d):
+            raise ValueError(
+                f"Report vectors must have shape (n_users, {d}), got {vector.shape}."
+            )
+        return vector.mean(axis=0), np.full(d, n_users)
+    estimates = randomizer.scalar_mechanism.estimate(
+        check_finite_array(reports["value"], name="value")
+    )
+    means, counts = group_means(
+        reports["coordinate"],
+        estimates,
+        d,
+        fill=0.5 * (randomizer.lower + randomizer.upper),
+    )
+    return randomizer.coordinate_scale * means, counts

@@ -1,0 +1,104 @@
+"""The client/server contract, literally, for every LDP estimator.
+
+``fit(X, y)`` must be ``fit_reports(make_randomizer(n_features, n_users=len(X),
+classes=...).randomize(X, y, random_state))``: the same model for the same
+``random_state``. Estimators are discovered from ``sklearn_ldp.__all__``.
+"""
+
+import inspect
+
+import numpy as np
+import pytest
+from sklearn.base import ClassifierMixin, RegressorMixin, clone
+
+import sklearn_ldp
+from sklearn_ldp._base import LDPEstimatorMixin
+
+LDP_ESTIMATORS = [
+    getattr(sklearn_ldp, name)
+    for name in sklearn_ldp.__all__
+    if inspect.isclass(getattr(sklearn_ldp, name))
+    and issubclass(getattr(sklearn_ldp, name), LDPEstimatorMixin)
+]
+
+#: Small configurations that fit in well under a second.
+PARAMS = {
+    "LocalBernsteinRegressor": {"degree": 3},
+    "KernelDensityLDP": {"degree": 4},
+    "KWayMarginalsLDP": {"k": 2},
+}
+
+
+def _data(cls, seed=0, n=4000):
+    rng = np.random.RandomState(seed)
+    if cls.__name__ == "KWayMarginalsLDP":
+        return (rng.uniform(size=(n, 4)) < 0.4).astype(float), None
+    n_features = 1 if cls.__name__ == "LocalBernsteinRegressor" else 3
+    X = rng.uniform(-1, 1, size=(n, n_features)) / np.sqrt(n_features)
+    if issubclass(cls, ClassifierMixin):
+        return X, np.where(X.sum(axis=1) > 0, "yes", "no")
+    if issubclass(cls, RegressorMixin):
+        return X, np.clip(X.sum(axis=1) + 0.1 * rng.standard_normal(n), -1, 1)
+    return X, None
+
+
+def _fitted_state(est):
+    return {
+        k: v for k, v in vars(est).items() if k.endswith("_") and not k.startswith("_")
+    }
+
+
+def _assert_same(a, b, path, depth=0):
+    if isinstance(a, dict):
+        assert set(a) == set(b), path
+        for key in a:
+            _assert_same(a[key], b[key], f"{path}[{key!r}]", depth)
+    elif isinstance(a, list | tuple):
+        assert len(a) == len(b), path
+        for i, (u, v) in enumerate(zip(a, b, strict=True)):
+            _assert_same(u, v, f"{path}[{i}]", depth)
+    elif isinstance(a, np.ndarray | float | int | np.generic):
+        if np.asarray(a).dtype.kind in "fc":
+            np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12, err_msg=path)
+        else:
+            np.testing.assert_array_equal(a, b, err_msg=path)
+    elif hasattr(a, "__dict__") and depth < 2 and not callable(a):
+        _assert_same(vars(a), vars(b), path, depth + 1)
+    else:
+        assert type(a) is type(b), path
+
+
+@pytest.mark.parametrize("cls", LDP_ESTIMATORS, ids=lambda c: c.__name__)
+def test_fit_equals_the_contract_call(cls):
+    X, y = _data(cls)
+    est = cls(random_state=0, **PARAMS.get(cls.__name__, {}))
+    fitted = clone(est).fit(X, y)
+    classes = np.unique(y) if issubclass(cls, ClassifierMixin) else None
+    randomizer = est.make_randomizer(X.shape[1], n_users=len(X), classes=classes)
+    reports = randomizer.randomize(X, y, random_state=est.random_state)
+    served = clone(est).fit_reports(reports)
+    state = _fitted_state(fitted)
+    state.pop("feature_names_in_", None)
+    assert state.keys() == _fitted_state(served).keys()
+    _assert_same(state, _fitted_state(served), cls.__name__)
+
+
+@pytest.mark.parametrize("cls", LDP_ESTIMATORS, ids=lambda c: c.__name__)
+def test_make_randomizer_signature(cls):
+    params = inspect.signature(cls.make_randomizer).parameters
+    assert list(params) == ["self", "n_features", "n_users", "classes"]
+    assert params["n_users"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert params["classes"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert params["n_users"].default is None and params["classes"].default is None
+
+
+@pytest.mark.parametrize("cls", LDP_ESTIMATORS, ids=lambda c: c.__name__)
+def test_classes_only_for_classifiers(cls):
+    est = cls(random_state=0, **PARAMS.get(cls.__name__, {}))
+    n_features = 4 if cls.__name__ == "KWayMarginalsLDP" else 1
+    if issubclass(cls, ClassifierMixin):
+        with pytest.raises(ValueError, match="label set"):
+            est.make_randomizer(n_features, n_users=1000)
+    else:
+        with pytest.raises(ValueError, match="not a classifier"):
+            est.make_randomizer(n_features, n_users=1000, classes=[0, 1])
