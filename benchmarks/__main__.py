@@ -1,8 +1,11 @@
 """Run every benchmark script: ``python -m benchmarks [--quick] [--only NAME ...]``.
 
-Full runs write their tables and plots to ``docs/benchmarks/`` (the summary
-table the README quotes is ``docs/benchmarks/summary.md``); ``--quick`` runs
-a reduced grid of every script (a smoke test, exercised by CI) and writes to
+The scripts are the per-estimator ``bench_*.py`` and the re-runs of the
+seed papers' own experiments in ``papers/``; each declares a
+``_harness.Benchmark`` and runs in its own process. Full runs write their
+tables and plots to ``docs/benchmarks/`` (the summary table the README
+quotes is ``docs/benchmarks/summary.md``); ``--quick`` runs a reduced grid of
+every script (a smoke test, exercised by CI) and writes to
 ``benchmarks/results/quick/`` so it never overwrites the full results.
 """
 
@@ -16,7 +19,21 @@ HERE = Path(__file__).resolve().parent
 
 
 def scripts():
-    return sorted(p.stem for p in HERE.glob("bench_*.py"))
+    """Module names under ``benchmarks``: ``bench_glm``, ``papers.seed002_...``."""
+    names = sorted(p.stem for p in HERE.glob("bench_*.py"))
+    names += sorted(
+        f"papers.{p.stem}"
+        for p in (HERE / "papers").glob("*.py")
+        if not p.stem.startswith("_")
+    )
+    return names
+
+
+def matches(name, wanted):
+    """``--only`` accepts ``bench_glm``, ``glm``, ``papers.seed002_dp_svrg_gap``
+    or ``seed002_dp_svrg_gap``."""
+    stem = name.removeprefix("papers.")
+    return bool({name, stem, stem.removeprefix("bench_")} & wanted)
 
 
 def main(argv=None):
@@ -28,11 +45,11 @@ def main(argv=None):
     args = parser.parse_args(argv)
     names = scripts()
     if args.only:
-        wanted = {n if n.startswith("bench_") else f"bench_{n}" for n in args.only}
-        unknown = wanted - set(names)
+        wanted = set(args.only)
+        unknown = {w for w in wanted if not any(matches(n, {w}) for n in names)}
         if unknown:
             parser.error(f"unknown benchmarks {sorted(unknown)}; have {names}")
-        names = [n for n in names if n in wanted]
+        names = [n for n in names if matches(n, wanted)]
     flags = ["--quick"] if args.quick else []
     results = []
     for name in names:
@@ -46,7 +63,7 @@ def main(argv=None):
         seconds = time.perf_counter() - start
         status = "ok" if proc.returncode == 0 else f"FAILED ({proc.returncode})"
         results.append((name, status, seconds))
-        print(f"{name:<24} {status:<12} {seconds:7.1f} s", flush=True)
+        print(f"{name:<40} {status:<12} {seconds:7.1f} s", flush=True)
         if proc.returncode != 0:
             print(proc.stdout[-2000:], proc.stderr[-4000:], sep="\n", file=sys.stderr)
     failed = [name for name, status, _ in results if status != "ok"]

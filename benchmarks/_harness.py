@@ -1,49 +1,31 @@
-"""Shared pieces of the benchmark scripts: grids, timing, memory, tables, plots.
+"""The one harness every benchmark script runs through.
 
-Populations live in :mod:`benchmarks._populations`, baselines in
-:mod:`benchmarks._baselines`; a script declares its :class:`Method` list and
-an ``evaluate`` function, runs :func:`run_grid`, and writes the result with
-:func:`report` (Markdown table) and :func:`plot_utility`.
-
-Every script compares a private estimator with the non-private scikit-learn
-model and the naive baseline (users perturb their raw (x, y) with the same
-mechanism and epsilon; the server fits scikit-learn on the noisy data), prints
-a table, and writes it with a plot under ``docs/benchmarks/``.
+A script declares a :class:`Benchmark`: its steps are :class:`Experiment`
+grids (methods x populations x n x epsilon x seeds, aggregated into one
+Markdown table and optionally a plot) or, for work of another shape, custom
+callables ``step(run) -> [Report, ...]``. It ends with
+``if __name__ == "__main__": main(SPEC)``; :func:`main` parses the command
+line (``--quick``, ``--seed``, ``--no-save`` and the script's own options),
+runs the steps and writes every :class:`Report` (printed, and saved under
+``docs/benchmarks/`` or, with ``--quick``, ``benchmarks/results/quick/``).
 """
 
 import argparse
+import dataclasses
 import time
 import tracemalloc
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from benchmarks._tables import aggregate, format_table, pivot, pyplot, utility_figure
+
 OUTPUT_DIR = Path(__file__).resolve().parent.parent / "docs" / "benchmarks"
 #: Where ``--quick`` (smoke) runs write, so they never overwrite the full results.
 QUICK_OUTPUT_DIR = Path(__file__).resolve().parent / "results" / "quick"
-_QUICK = False
-
-
-def output_dir():
-    """``docs/benchmarks`` for full runs, ``benchmarks/results/quick`` for ``--quick``."""
-    return QUICK_OUTPUT_DIR if _QUICK else OUTPUT_DIR
-
-
-def parse_args(description, extra=()):
-    """Common command line: ``--quick`` for a reduced grid, ``--seed``; ``extra``
-    is a list of ``(flag, add_argument kwargs)`` for script-specific options."""
-    parser = argparse.ArgumentParser(description=description)
-    for flag, kwargs in extra:
-        parser.add_argument(flag, **kwargs)
-    parser.add_argument("--quick", action="store_true", help="reduced grid (smoke run)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--no-save", action="store_true", help="print only")
-    args = parser.parse_args()
-    global _QUICK
-    _QUICK = bool(args.quick)
-    return args
 
 
 def timed(fn, *args, measure_memory=False, **kwargs):
@@ -60,57 +42,19 @@ def timed(fn, *args, measure_memory=False, **kwargs):
     return result, seconds, peak
 
 
-def format_table(rows, columns, floatfmt="{:.4g}"):
-    """A Markdown table from a list of dicts."""
-
-    def fmt(value):
-        if isinstance(value, float | np.floating):
-            return floatfmt.format(value)
-        return str(value)
-
-    lines = [
-        "| " + " | ".join(columns) + " |",
-        "| " + " | ".join("---" for _ in columns) + " |",
-    ]
-    lines += [
-        "| " + " | ".join(fmt(row.get(c, "")) for c in columns) + " |" for row in rows
-    ]
-    return "\n".join(lines)
-
-
-def report(name, rows, columns, *, title, notes="", save=True):
-    """Print the table and write ``docs/benchmarks/<name>.md``."""
-    table = format_table(rows, columns)
-    print(f"\n## {title}\n\n{table}\n")
-    if notes:
-        print(notes)
-    if save:
-        output_dir().mkdir(parents=True, exist_ok=True)
-        text = f"# {title}\n\n{table}\n\n{notes}\n"
-        (output_dir() / f"{name}.md").write_text(text)
-    return table
-
-
-def save_figure(fig, name):
-    """Save a matplotlib figure as ``docs/benchmarks/<name>.png``."""
-    output_dir().mkdir(parents=True, exist_ok=True)
-    path = output_dir() / f"{name}.png"
-    fig.savefig(path, dpi=110, bbox_inches="tight")
-    return path
-
-
 # ------------------------------------------------------------------ grids
 @dataclass
 class Method:
     """One line of a benchmark: how to fit it and where it runs.
 
-    ``fit(data, epsilon, seed)`` returns whatever the script's ``evaluate``
-    takes. ``mode`` is 'improved' (the library's default configuration),
-    'paper' (the seed paper's configuration, as printed or as corrected),
-    'baseline' (naive, debiased least squares, ...) or 'non-private' (fitted
-    once per population draw; ``epsilon`` is None). ``max_n``,
-    ``epsilons`` and ``where(n, epsilon) -> bool`` restrict where the method
-    runs (the table notes must say why).
+    ``fit(data, epsilon, seed)`` returns whatever the experiment's
+    ``evaluate`` takes. ``mode`` is 'improved' (the library's default
+    configuration), 'paper' (the seed paper's configuration, as printed or
+    as corrected), 'baseline' (naive, debiased least squares, ...) or
+    'non-private' (fitted once per population draw; ``epsilon`` is None).
+    ``max_n``, ``epsilons`` and ``where(n, epsilon) -> bool`` restrict where
+    the method runs (the table notes must say why). ``keys`` are added to
+    each of its rows (an ablation's parameter, a column of its table).
     """
 
     name: str
@@ -119,6 +63,7 @@ class Method:
     max_n: int | None = None
     epsilons: tuple | None = None
     where: Callable | None = None
+    keys: dict = field(default_factory=dict)
 
     def runs_at(self, n, epsilon):
         if self.max_n is not None and n > self.max_n:
@@ -161,10 +106,10 @@ def run_grid(
     ``seeds`` is a sequence or a callable ``n -> sequence`` (fewer repeats at
     large n). Each fit is timed; ``time ratio`` divides by the first
     non-private method's fit time on the same draw. Returns one row per fit:
-    population, n, epsilon ('inf' for non-private), method, mode, seed,
-    seconds, time ratio and the metrics ``evaluate(result, data)`` returns.
-    ``n_test`` overrides the population's held-out size (0: none, for
-    metrics that are exact population quantities).
+    population, n, epsilon ('inf' for non-private), method, mode, the
+    method's ``keys``, seed, seconds, time ratio and the metrics
+    ``evaluate(result, data)`` returns. ``n_test`` overrides the
+    population's held-out size (0: none, for exact population quantities).
     """
     rows = []
     for n in sizes:
@@ -184,6 +129,7 @@ def run_grid(
                         "epsilon": "inf" if epsilon is None else epsilon,
                         "method": method.name,
                         "mode": method.mode,
+                        **method.keys,
                         "seed": seed,
                         **evaluate(result, data),
                         "seconds": seconds,
@@ -198,160 +144,214 @@ def run_grid(
     return rows
 
 
-def seeds_by_size(base, counts=None):
-    """``n -> seeds`` for :func:`run_grid`: ``counts.get(n, 1)`` consecutive
-    seeds from ``base`` (default: 3 at 1e4 users, 2 at 1e5, 1 above), fewer
-    repeats where a fit is expensive and its spread small."""
-    counts = {10_000: 3, 100_000: 2} if counts is None else counts
-    return lambda n: [base + k for k in range(counts.get(n, 1))]
+@dataclass
+class Grid:
+    """Where an experiment runs: populations, numbers of users, epsilons,
+    and repeats (consecutive seeds from ``--seed``: a count, or ``{n:
+    count}`` with one seed at every other n). ``by_population`` maps a
+    population's name to the grid it runs instead (its ``populations`` is
+    unused): a population capped by memory, a data set too small for 1e6
+    users."""
+
+    populations: tuple = ()
+    sizes: tuple = ()
+    epsilons: tuple = ()
+    repeats: int | dict = 1
+    by_population: dict = field(default_factory=dict)
+
+    def seeds(self, base=0):
+        """``n -> seeds`` for :func:`run_grid`."""
+
+        def seeds(n):
+            repeats = self.repeats
+            count = repeats.get(n, 1) if isinstance(repeats, dict) else repeats
+            return [base + k for k in range(count)]
+
+        return seeds
+
+    def of(self, population):
+        return self.by_population.get(population.name, self)
 
 
-def aggregate(rows, metrics, keys=("population", "n", "epsilon", "method", "mode")):
-    """Mean (and standard deviation when repeated) over seeds per ``keys``."""
-    groups = {}
-    for row in rows:
-        groups.setdefault(tuple(row[k] for k in keys), []).append(row)
-    table = []
-    for key, group in groups.items():
-        out = dict(zip(keys, key, strict=True))
-        for metric in (*metrics, "seconds", "time ratio"):
-            values = np.array([r[metric] for r in group], dtype=float)
-            out[metric] = float(np.mean(values))
-            if len(group) > 1 and metric in metrics:
-                out[f"{metric} sd"] = float(np.std(values, ddof=1))
-        out["runs"] = len(group)
-        table.append(out)
-    return table
+# ------------------------------------------------------------------ specs
+@dataclass(frozen=True)
+class Run:
+    """What one invocation asked for; every step and note reads it.
 
-
-def pivot(table, metric, keys=("n", "epsilon")):
-    """One row per ``keys`` value, one column per method: the utility table.
-
-    Non-private rows (epsilon 'inf') are spread across every epsilon of the
-    same n, so each row reads against its reference.
+    ``grid`` is the grid of the experiment being written (set by
+    :class:`Experiment` for its ``notes`` and ``title``).
     """
-    methods = list(dict.fromkeys(r["method"] for r in table))
-    reference = {
-        (r["population"], r["n"], r["method"]): r[metric]
-        for r in table
-        if r["epsilon"] == "inf"
-    }
-    out = {}
-    for r in table:
-        if r["epsilon"] == "inf":
-            continue
-        row = out.setdefault(
-            (r["population"], *(r[k] for k in keys)),
-            {"population": r["population"], **{k: r[k] for k in keys}},
-        )
-        row[r["method"]] = r[metric]
-    for row in out.values():
-        for (population, n, method), value in reference.items():
-            if population == row["population"] and n == row["n"]:
-                row[method] = value
-    columns = ["population", *keys, *methods]
-    return list(out.values()), columns
+
+    quick: bool = False
+    seed: int = 0
+    save: bool = True
+    command: str = ""
+    options: argparse.Namespace = field(default_factory=argparse.Namespace)
+    grid: Grid | None = None
+
+    @property
+    def directory(self):
+        """``docs/benchmarks`` for full runs, ``benchmarks/results/quick`` for quick."""
+        return QUICK_OUTPUT_DIR if self.quick else OUTPUT_DIR
 
 
-def time_table(table, reference):
-    """Time ratios (fit time / the non-private fit's on the same draw), with
-    the reference's seconds as a column for scale. ``reference`` is the
-    non-private method's name, or a collection of names when it differs by
-    population (the column is then called ``non-private s``)."""
-    names = {reference} if isinstance(reference, str) else set(reference)
-    label = f"{reference} s" if isinstance(reference, str) else "non-private s"
-    rows, columns = pivot(table, "time ratio")
-    seconds = {
-        (r["population"], r["n"]): r["seconds"] for r in table if r["method"] in names
-    }
-    for row in rows:
-        row[label] = seconds.get((row["population"], row["n"]), np.nan)
-        for name in names:
-            row.pop(name, None)
-    columns = [c for c in columns if c not in names] + [label]
-    return rows, columns
+@dataclass
+class Report:
+    """One Markdown table (``<name>.md``), optionally a figure (``<name>.png``,
+    drawn by ``figure()`` only when saving) and ``on_saved(path)``, called
+    after the table is written."""
+
+    name: str
+    title: str
+    rows: list
+    columns: list
+    notes: str = ""
+    figure: Callable | None = None
+    on_saved: Callable | None = None
 
 
-MODE_STYLE = {
-    "improved": "-",
-    "paper": "--",
-    "baseline": ":",
-}
+@dataclass
+class Plot:
+    """The utility plot of an experiment: its first metric against epsilon
+    (``_tables.utility_figure``), on the rows of the aggregated table that
+    ``keep(row)`` accepts."""
+
+    ylabel: str
+    logy: bool = False
+    keep: Callable | None = None
 
 
-def plot_utility(table, metric, name, *, ylabel=None, logy=False, title=None):
-    """Utility against epsilon, one panel per (population, n), one line per
-    method (solid: improved, dashed: paper, dotted: baselines); non-private
-    references as horizontal black lines. Saved as ``<name>.png``."""
-    import matplotlib
+@dataclass
+class Experiment:
+    """One grid and the table (and plot) it writes as ``<name>.md``.
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    ``methods(population, quick)`` lists the :class:`Method` s run on one
+    population, ``evaluate(result, data)`` the metrics of one fit.
+    ``prepare(rows)`` may add metrics that need the other rows of the same
+    draw (an excess over a reference) before ``metrics`` are averaged over
+    seeds. ``keys`` name the extra row keys the methods carry (an
+    ablation's parameter); they become columns. The table is the pivot of
+    the first metric unless ``table(aggregated) -> (rows, columns)`` is
+    given. ``title`` is a string or ``title(run)``, ``notes`` a string or
+    ``notes(aggregated, run)``. ``n_test=0``: no held-out users (the metric
+    is an exact population quantity).
+    """
 
-    panels = list(dict.fromkeys((r["population"], r["n"]) for r in table))
-    cols = min(3, len(panels))
-    rows = -(-len(panels) // cols)
-    fig, axes = plt.subplots(
-        rows, cols, figsize=(4.6 * cols, 3.6 * rows), squeeze=False, sharey="row"
-    )
-    methods = list(dict.fromkeys(r["method"] for r in table))
-    colors = {m: f"C{i % 10}" for i, m in enumerate(methods)}
-    references = [
-        m
-        for m in methods
-        if any(r["method"] == m and r["epsilon"] == "inf" for r in table)
-    ]
-    for ax, (population, n) in zip(axes.flat, panels, strict=False):
-        here = [r for r in table if r["population"] == population and r["n"] == n]
-        for method in methods:
-            points = sorted(
-                (float(r["epsilon"]), r[metric])
-                for r in here
-                if r["method"] == method and r["epsilon"] != "inf"
+    name: str
+    title: str | Callable
+    methods: Callable
+    evaluate: Callable
+    metrics: tuple
+    full: Grid
+    quick: Grid
+    notes: str | Callable = ""
+    keys: tuple = ()
+    prepare: Callable | None = None
+    table: Callable | None = None
+    plot: Plot | None = None
+    n_test: int | None = None
+
+    def __call__(self, run):
+        grid = self.quick if run.quick else self.full
+        rows = []
+        for population in grid.populations:
+            here = grid.of(population)
+            rows += run_grid(
+                population,
+                self.methods(population, run.quick),
+                self.evaluate,
+                sizes=here.sizes,
+                epsilons=here.epsilons,
+                seeds=here.seeds(run.seed),
+                n_test=self.n_test,
             )
-            if points:
-                xs, ys = zip(*points, strict=True)
-                mode = next(r["mode"] for r in here if r["method"] == method)
-                ax.plot(
-                    xs,
-                    ys,
-                    MODE_STYLE.get(mode, "-"),
-                    marker="o",
-                    ms=3,
-                    color=colors[method],
-                    label=method,
+        if self.prepare is not None:
+            rows = self.prepare(rows)
+        keys = ("population", "n", "epsilon", *self.keys, "method", "mode")
+        table = aggregate(rows, list(self.metrics), keys=keys)
+        if self.table is None:
+            out, columns = pivot(
+                table, self.metrics[0], keys=("n", "epsilon", *self.keys)
+            )
+        else:
+            out, columns = self.table(table)
+        run = dataclasses.replace(run, grid=grid)
+        figure = None
+        if self.plot is not None:
+            plot = self.plot
+            kept = [r for r in table if plot.keep is None or plot.keep(r)]
+
+            def figure():
+                return utility_figure(
+                    kept, self.metrics[0], ylabel=plot.ylabel, logy=plot.logy
                 )
-            for r in here:
-                if r["method"] == method and r["epsilon"] == "inf":
-                    if logy and not r[metric] > 0:  # exact (error 0): no line
-                        continue
-                    k = references.index(method)
-                    ax.axhline(
-                        r[metric],
-                        color=("black", "dimgray", "darkgray")[k % 3],
-                        ls=("-", "-.", (0, (1, 1)))[k % 3],
-                        lw=1,
-                        label=method,
-                    )
-        ax.set_xscale("log", base=2)
-        if logy:
-            ax.set_yscale("log")
-        ax.set_title(f"{population}, n = {n:,}", fontsize=9)
-        ax.set_xlabel("epsilon per user")
-    for ax in axes[:, 0]:
-        ax.set_ylabel(ylabel or metric)
-    for ax in axes.flat[len(panels) :]:
-        ax.axis("off")
-    seen = {}
-    for ax in axes.flat[: len(panels)]:
-        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
-            seen.setdefault(label, handle)
-    fig.tight_layout(rect=(0, 0.08 + 0.03 * (len(seen) // 4), 1, 1))
-    fig.legend(
-        list(seen.values()), list(seen.keys()), loc="lower center", ncol=4, fontsize=7
+
+        return [
+            Report(
+                self.name,
+                self.title(run) if callable(self.title) else self.title,
+                out,
+                columns,
+                self.notes(table, run) if callable(self.notes) else self.notes,
+                figure,
+            )
+        ]
+
+
+@dataclass
+class Benchmark:
+    """A benchmark script: its module under ``benchmarks/`` (``'bench_glm'``,
+    ``'papers.seed002_dp_svrg_gap'``), a one-line description, its steps
+    (:class:`Experiment` s or callables ``step(run) -> [Report, ...]``), the
+    warning categories silenced while they run, and its own command-line
+    options as ``(flag, argparse keyword arguments)``."""
+
+    name: str
+    description: str
+    steps: tuple
+    ignore: tuple = ()
+    options: tuple = ()
+
+
+def write(report, run):
+    """Print the table; unless ``--no-save``, write ``<name>.md`` and the figure."""
+    table = format_table(report.rows, report.columns)
+    print(f"\n## {report.title}\n\n{table}\n")
+    if report.notes:
+        print(report.notes)
+    if not run.save:
+        return
+    run.directory.mkdir(parents=True, exist_ok=True)
+    path = run.directory / f"{report.name}.md"
+    path.write_text(f"# {report.title}\n\n{table}\n\n{report.notes}\n")
+    if report.figure is not None:
+        fig = report.figure()
+        fig.savefig(run.directory / f"{report.name}.png", dpi=110, bbox_inches="tight")
+        pyplot().close(fig)
+    if report.on_saved is not None:
+        report.on_saved(path)
+
+
+def main(spec, argv=None):
+    """Run a :class:`Benchmark` from the command line."""
+    parser = argparse.ArgumentParser(description=spec.description)
+    for flag, kwargs in spec.options:
+        parser.add_argument(flag, **kwargs)
+    parser.add_argument("--quick", action="store_true", help="reduced grid (smoke run)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--no-save", action="store_true", help="print only")
+    args = parser.parse_args(argv)
+    run = Run(
+        quick=args.quick,
+        seed=args.seed,
+        save=not args.no_save,
+        command=f"python -m benchmarks.{spec.name}"
+        + (" --quick" if args.quick else ""),
+        options=args,
     )
-    if title:
-        fig.suptitle(title)
-    path = save_figure(fig, name)
-    plt.close(fig)
-    return path
+    with warnings.catch_warnings():
+        for category in spec.ignore:
+            warnings.simplefilter("ignore", category)
+        for step in spec.steps:
+            for report in step(run):
+                write(report, run)

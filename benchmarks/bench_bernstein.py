@@ -36,18 +36,9 @@ from benchmarks._baselines import (
     laplace_records,
     nonprivate,
 )
-from benchmarks._harness import (
-    Method,
-    aggregate,
-    format_table,
-    parse_args,
-    pivot,
-    plot_utility,
-    report,
-    run_grid,
-    time_table,
-)
+from benchmarks._harness import Benchmark, Experiment, Grid, Method, Plot, main
 from benchmarks._populations import POPULATIONS
+from benchmarks._tables import format_table, pivot, time_table
 from sklearn_ldp import LocalBernsteinRegressor
 
 POPULATION = POPULATIONS["linear_1d"]
@@ -115,8 +106,8 @@ def evaluate(model, data):
     }
 
 
-def main_methods(quick):
-    methods = [
+def methods(population, quick):
+    out = [
         Method(
             "LinearRegression",
             lambda d, e, s: nonprivate(LinearRegression(), d.X, d.y),
@@ -131,66 +122,44 @@ def main_methods(quick):
         Method("full_grid (paper)", bernstein(mechanism="full_grid"), "paper"),
     ]
     if not quick:
-        methods += [
+        out += [
             Method("duchi", bernstein(mechanism="duchi"), "improved"),
             Method("laplace", bernstein(mechanism="laplace"), "improved"),
             Method("bassily_smith", bernstein(mechanism="bassily_smith"), "paper"),
         ]
-    methods += [
+    out += [
         Method("naive Laplace + OLS", naive, "baseline"),
         Method("debiased LS", debiased, "baseline"),
     ]
-    return methods
+    return out
 
 
-def order_methods(orders):
+def orders(quick):
+    return (1, 3) if quick else (1, 2, 3)
+
+
+def order_methods(population, quick):
     return [
         Method(f"piecewise, h = {h}", bernstein(iterated_order=h), "improved")
-        for h in orders
+        for h in orders(quick)
     ]
 
 
-def main():
-    args = parse_args(__doc__.splitlines()[0])
-    quick = args.quick
-    if quick:
-        sizes, epsilons, orders = (5_000, 20_000), (1.0, 4.0), (1, 3)
-        seeds = (0,)
-        order_sizes = (20_000,)
-    else:
-        sizes, epsilons, orders = (
-            (10_000, 100_000, 1_000_000),
-            (0.5, 1, 2, 4, 8),
-            (1, 2, 3),
-        )
+def seeds_text(run):
+    return "one seed" if run.quick else "5 seeds at n <= 1e5, 3 at n = 1e6"
 
-        def seeds(n):
-            return range(5) if n <= 100_000 else range(3)
 
-        order_sizes = sizes
-    seeds_text = "one seed" if quick else "5 seeds at n <= 1e5, 3 at n = 1e6"
-    command = "python -m benchmarks.bench_bernstein" + (" --quick" if quick else "")
-
-    rows = run_grid(
-        POPULATION,
-        main_methods(quick),
-        evaluate,
-        sizes=sizes,
-        epsilons=epsilons,
-        seeds=seeds,
-    )
-    table = aggregate(rows, [METRIC, "degree"])
-    utility, columns = pivot(table, METRIC)
+def notes(table, run):
     times, time_columns = time_table(table, "LinearRegression")
     degrees, degree_columns = pivot(
         [r for r in table if r["mode"] in ("improved", "paper")], "degree"
     )
-    notes = (
+    return (
         f"Population `{POPULATION.name}`: {POPULATION.description}; public bounds "
         "data_norm = y_bound = 1, coefficient box [-1, 1]^2. Excess empirical risk "
         "L(w) - L(w*) on the training users (mean squared loss; w* = box LS, the "
         "exact minimizer over the box; the optimal risk is about 0.087), mean over "
-        f"{seeds_text}. Columns: `piecewise (default)` = LocalBernsteinRegressor "
+        f"{seeds_text(run)}. Columns: `piecewise (default)` = LocalBernsteinRegressor "
         "defaults (improved: mechanism='piecewise', h = 3, degree='auto'); "
         "`full_grid (paper)` = mechanism='full_grid' (seed 001 Alg. 2, all "
         "(k+1)^2 grid values with Laplace noise, basic composition); `duchi`, "
@@ -207,58 +176,73 @@ def main():
         + format_table(times, time_columns)
         + "\n\nGrid degree k chosen by degree='auto' (mean over seeds):\n\n"
         + format_table(degrees, degree_columns)
-        + f"\n\nCommand: `{command}`."
+        + f"\n\nCommand: `{run.command}`."
     )
-    report(
-        "bench_bernstein",
-        utility,
-        columns,
-        title="LocalBernsteinRegressor: excess empirical risk (1 feature + intercept)",
-        notes=notes,
-        save=not args.no_save,
-    )
-    if not args.no_save:
-        plot_utility(
-            [r for r in table if r["mode"] != "non-private"],
-            METRIC,
-            "bench_bernstein",
-            ylabel="excess empirical risk",
-            logy=True,
-        )
 
-    rows = run_grid(
-        POPULATION,
-        order_methods(orders),
-        evaluate,
-        sizes=order_sizes,
-        epsilons=epsilons,
-        seeds=seeds,
-    )
-    table = aggregate(rows, [METRIC, "degree"])
+
+def order_table(table):
+    """The utility pivot, and the mean grid degree k chosen for each h."""
     utility, columns = pivot(table, METRIC)
     degrees, _ = pivot(table, "degree")
-    k_column = "k (h = " + " / ".join(str(h) for h in orders) + ")"
+    hs = [int(m.removeprefix("piecewise, h = ")) for m in columns[3:]]
+    k_column = "k (h = " + " / ".join(str(h) for h in hs) + ")"
     for row, degree_row in zip(utility, degrees, strict=True):
         row[k_column] = " / ".join(
-            f"{degree_row[f'piecewise, h = {h}']:.3g}" for h in orders
+            f"{degree_row[f'piecewise, h = {h}']:.3g}" for h in hs
         )
-    notes = (
+    return utility, [*columns, k_column]
+
+
+def order_notes(table, run):
+    return (
         f"Population `{POPULATION.name}` as in `bench_bernstein.md`; excess "
         "empirical risk of LocalBernsteinRegressor (mechanism='piecewise', "
         "degree='auto') for each iterated_order h (the default is h = 3), mean over "
-        f"{seeds_text}; the last column is the mean grid degree k that "
+        f"{seeds_text(run)}; the last column is the mean grid degree k that "
         "degree='auto' chose for each h. "
-        f"Command: `{command}`."
-    )
-    report(
-        "bench_bernstein_order",
-        utility,
-        [*columns, k_column],
-        title="LocalBernsteinRegressor: iterated order h (excess empirical risk)",
-        notes=notes,
-        save=not args.no_save,
+        f"Command: `{run.command}`."
     )
 
+
+SIZES = (10_000, 100_000, 1_000_000)
+EPSILONS = (0.5, 1, 2, 4, 8)
+REPEATS = {10_000: 5, 100_000: 5, 1_000_000: 3}
+QUICK = Grid(populations=(POPULATION,), sizes=(5_000, 20_000), epsilons=(1.0, 4.0))
+FULL = Grid(populations=(POPULATION,), sizes=SIZES, epsilons=EPSILONS, repeats=REPEATS)
+
+SPEC = Benchmark(
+    name="bench_bernstein",
+    description=__doc__.splitlines()[0],
+    steps=(
+        Experiment(
+            name="bench_bernstein",
+            title="LocalBernsteinRegressor: excess empirical risk "
+            "(1 feature + intercept)",
+            methods=methods,
+            evaluate=evaluate,
+            metrics=(METRIC, "degree"),
+            full=FULL,
+            quick=QUICK,
+            notes=notes,
+            plot=Plot(
+                "excess empirical risk",
+                logy=True,
+                keep=lambda r: r["mode"] != "non-private",
+            ),
+        ),
+        Experiment(
+            name="bench_bernstein_order",
+            title="LocalBernsteinRegressor: iterated order h (excess empirical risk)",
+            methods=order_methods,
+            evaluate=evaluate,
+            metrics=(METRIC, "degree"),
+            full=FULL,
+            quick=Grid(populations=(POPULATION,), sizes=(20_000,), epsilons=(1.0, 4.0)),
+            notes=order_notes,
+            table=order_table,
+        ),
+    ),
+)
 
 if __name__ == "__main__":
-    main()
+    main(SPEC)

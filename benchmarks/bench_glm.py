@@ -19,15 +19,12 @@ populations ``logistic_10d`` and ``breast_cancer``:
   reports, ``1 + d (d+1) / 2`` feature copies and ``d + 1`` label copies).
 
 Excess risk: the logistic risk on the training users of the model rescaled
-into the ball, minus the ball minimum's.
+into the ball, minus the ball minimum's (:mod:`benchmarks._metrics`).
 
     python -m benchmarks.bench_glm [--quick]
 """
 
-import warnings
-
 import numpy as np
-from scipy.special import expit, log_expit
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 
@@ -39,21 +36,11 @@ from benchmarks._baselines import (
     naive_classifier,
     nonprivate,
 )
-from benchmarks._harness import (
-    Method,
-    aggregate,
-    format_table,
-    parse_args,
-    pivot,
-    plot_utility,
-    report,
-    run_grid,
-    seeds_by_size,
-    time_table,
-)
+from benchmarks._harness import Benchmark, Experiment, Grid, Method, Plot, main
+from benchmarks._metrics import logistic, logistic_derivative, margin_risk
 from benchmarks._populations import POPULATIONS
+from benchmarks._tables import format_table, pivot, time_table
 from sklearn_ldp import GLMLDPClassifier
-from sklearn_ldp._glm import glm_risk
 
 #: Public radius of the (w, b) ball, as in the previous version of this
 #: benchmark (the library default is 1; on breast_cancer the ball of radius
@@ -64,6 +51,7 @@ REFERENCE = "LogisticRegression"
 #: Epsilons of the full-batch improved mode at n = 1e6 (a fit takes 10-60 s
 #: there on the shared machine; the one-pass variant runs every epsilon).
 LARGE_N, LARGE_N_EPSILONS = 1_000_000, (1.0, 4.0, 8.0)
+USERS = (POPULATIONS["logistic_10d"], POPULATIONS["breast_cancer"])
 
 
 def large_n_epsilons(n, epsilon):
@@ -77,13 +65,8 @@ def evaluate(model, data):
     coef, intercept = linear_parts(model)
     norm = data.population.data_norm
     scale = max(1.0, np.linalg.norm(np.append(coef * norm, intercept)) / COEF_NORM)
-    risk = glm_risk(
-        coef / scale,
-        intercept / scale,
-        data.X,
-        data.y,
-        data_norm=norm,
-        classes=[0, 1],
+    risk = margin_risk(
+        logistic, coef / scale, intercept / scale, data.X, data.y, data_norm=norm
     )
     return {"accuracy": model.score(data.X_test, data.y_test), "risk": risk}
 
@@ -102,7 +85,7 @@ def glm(**params):
     return fit
 
 
-def methods(quick):
+def methods(population, quick):
     out = [
         Method(
             REFERENCE,
@@ -112,8 +95,8 @@ def methods(quick):
         Method(
             BALL,
             lambda data, e, s: ball_minimum(
-                lambda m: -log_expit(m),
-                lambda m: -expit(-m),
+                logistic,
+                logistic_derivative,
                 data.X,
                 data.y,
                 COEF_NORM,
@@ -147,39 +130,12 @@ def add_excess_risk(rows):
     return rows
 
 
-def main():
-    args = parse_args(__doc__.splitlines()[0])
-    if args.quick:
-        sizes, epsilons = [5_000], [1.0, 8.0]
-
-        seeds = seeds_by_size(args.seed, counts={})  # one seed per size
-
-    else:
-        sizes, epsilons = [10_000, 100_000, 1_000_000], [0.5, 1.0, 2.0, 4.0, 8.0]
-
-        seeds = seeds_by_size(args.seed)
-
-    populations = [POPULATIONS["logistic_10d"], POPULATIONS["breast_cancer"]]
-    rows = []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        for population in populations:
-            rows += run_grid(
-                population,
-                methods(args.quick),
-                evaluate,
-                sizes=sizes,
-                epsilons=epsilons,
-                seeds=seeds,
-            )
-    table = aggregate(add_excess_risk(rows), ["accuracy", "excess risk"])
-
-    accuracy, columns = pivot(table, "accuracy")
-    excess, _ = pivot(table, "excess risk")
+def notes(table, run):
+    excess, columns = pivot(table, "excess risk")
     times, time_columns = time_table(table, REFERENCE)
-    command = "python -m benchmarks.bench_glm" + (" --quick" if args.quick else "")
+    populations = run.grid.populations
     descriptions = "; ".join(f"`{p.name}`: {p.description}" for p in populations)
-    notes = (
+    return (
         f"Populations: {descriptions}; data_norm = 1, test accuracy on "
         f"{populations[0].n_test:,} held-out users. delta = {DELTA}, "
         f"coef_norm = {COEF_NORM:g} for every private model and the ball (library "
@@ -187,7 +143,7 @@ def main():
         "and noise): "
         + (
             "1."
-            if args.quick
+            if run.quick
             else "3 at n = 1e4, 2 at n = 1e5, 1 at n = 1e6 (means over seeds)."
         )
         + f"\n\nColumns: `{REFERENCE}` (non-private, default C = 1); `{BALL}` "
@@ -203,14 +159,14 @@ def main():
         "composition, classic Gaussian formula)"
         + (
             ""
-            if args.quick
+            if run.quick
             else "; `glm sigm` (improved mode, solver = 'sigm': one pass over "
             "the users in 101 mini-batches)"
         )
         + ". "
         + (
             ""
-            if args.quick
+            if run.quick
             else "`glm (default)` runs at n = 1e6 only for eps in "
             f"{', '.join(f'{e:g}' for e in LARGE_N_EPSILONS)} (a full-batch "
             "fit takes 10-60 s there on the shared 2-core machine; empty "
@@ -225,24 +181,34 @@ def main():
         "time in seconds, for scale (shared 2-core machine: absolute times are "
         "noisy).\n\n"
         + format_table(times, time_columns)
-        + f"\n\nCommand: `{command}` (OMP_NUM_THREADS=1)."
+        + f"\n\nCommand: `{run.command}` (OMP_NUM_THREADS=1)."
     )
-    report(
-        "glm",
-        accuracy,
-        columns,
-        title="GLMLDPClassifier: test accuracy",
-        notes=notes,
-        save=not args.no_save,
-    )
-    if not args.no_save:
-        plot_utility(
-            [r for r in table if r["method"] != BALL],
-            "accuracy",
-            "glm",
-            ylabel="test accuracy",
-        )
 
+
+SPEC = Benchmark(
+    name="bench_glm",
+    description=__doc__.splitlines()[0],
+    ignore=(ConvergenceWarning,),
+    steps=(
+        Experiment(
+            name="glm",
+            title="GLMLDPClassifier: test accuracy",
+            methods=methods,
+            evaluate=evaluate,
+            prepare=add_excess_risk,
+            metrics=("accuracy", "excess risk"),
+            full=Grid(
+                populations=USERS,
+                sizes=(10_000, 100_000, 1_000_000),
+                epsilons=(0.5, 1.0, 2.0, 4.0, 8.0),
+                repeats={10_000: 3, 100_000: 2},
+            ),
+            quick=Grid(populations=USERS, sizes=(5_000,), epsilons=(1.0, 8.0)),
+            notes=notes,
+            plot=Plot("test accuracy", keep=lambda r: r["method"] != BALL),
+        ),
+    ),
+)
 
 if __name__ == "__main__":
-    main()
+    main(SPEC)

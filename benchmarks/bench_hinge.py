@@ -19,12 +19,11 @@ populations ``linear_rule_10d`` and ``separable_2d``:
   user at ``d = 1``).
 
 Excess risk: the smoothed-hinge risk (``beta = 0.5``) on the training users of
-the model rescaled into the ball, minus the ball minimum's.
+the model rescaled into the ball, minus the ball minimum's
+(:mod:`benchmarks._metrics`).
 
     python -m benchmarks.bench_hinge [--quick]
 """
-
-import warnings
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
@@ -38,37 +37,28 @@ from benchmarks._baselines import (
     naive_classifier,
     nonprivate,
 )
-from benchmarks._harness import (
-    Method,
-    aggregate,
-    format_table,
-    parse_args,
-    pivot,
-    plot_utility,
-    report,
-    run_grid,
-    seeds_by_size,
-    time_table,
-)
-from benchmarks._populations import POPULATIONS
-from sklearn_ldp import HingeLDPClassifier
-from sklearn_ldp._hinge import (
+from benchmarks._harness import Benchmark, Experiment, Grid, Method, Plot, main
+from benchmarks._metrics import (
+    margin_risk,
     smoothed_hinge,
     smoothed_hinge_derivative,
-    smoothed_hinge_risk,
 )
+from benchmarks._populations import POPULATIONS
+from benchmarks._tables import format_table, pivot, time_table
+from sklearn_ldp import HingeLDPClassifier
 
 SMOOTHING = 0.5
 COEF_NORM = 1.0
 BALL = "smoothed-hinge min in ball"
 REFERENCE = "LinearSVC"
+USERS = (POPULATIONS["linear_rule_10d"], POPULATIONS["separable_2d"])
 
 
-def smoothed_hinge_margin(margins):
+def loss(margins):
     return smoothed_hinge(margins, SMOOTHING)
 
 
-def smoothed_hinge_margin_derivative(margins):
+def loss_derivative(margins):
     return smoothed_hinge_derivative(margins, SMOOTHING)
 
 
@@ -78,8 +68,8 @@ def evaluate(model, data):
     coef, intercept = linear_parts(model)
     norm = data.population.data_norm
     scale = max(1.0, np.linalg.norm(np.append(coef * norm, intercept)) / COEF_NORM)
-    risk = smoothed_hinge_risk(
-        coef / scale, intercept / scale, data.X, 2 * data.y - 1, SMOOTHING, norm
+    risk = margin_risk(
+        loss, coef / scale, intercept / scale, data.X, data.y, data_norm=norm
     )
     return {"accuracy": model.score(data.X_test, data.y_test), "risk": risk}
 
@@ -99,7 +89,7 @@ def hinge(**params):
     return fit
 
 
-def methods(quick):
+def methods(population, quick):
     out = [
         Method(
             REFERENCE,
@@ -109,8 +99,8 @@ def methods(quick):
         Method(
             BALL,
             lambda data, e, s: ball_minimum(
-                smoothed_hinge_margin,
-                smoothed_hinge_margin_derivative,
+                loss,
+                loss_derivative,
                 data.X,
                 data.y,
                 COEF_NORM,
@@ -145,46 +135,19 @@ def add_excess_risk(rows):
     return rows
 
 
-def main():
-    args = parse_args(__doc__.splitlines()[0])
-    if args.quick:
-        sizes, epsilons = [2_000, 20_000], [1.0, 8.0]
-
-        seeds = seeds_by_size(args.seed, counts={})  # one seed per size
-
-    else:
-        sizes, epsilons = [10_000, 100_000, 1_000_000], [0.5, 1.0, 2.0, 4.0, 8.0]
-
-        seeds = seeds_by_size(args.seed)
-
-    populations = [POPULATIONS["linear_rule_10d"], POPULATIONS["separable_2d"]]
-    rows = []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        for population in populations:
-            rows += run_grid(
-                population,
-                methods(args.quick),
-                evaluate,
-                sizes=sizes,
-                epsilons=epsilons,
-                seeds=seeds,
-            )
-    table = aggregate(add_excess_risk(rows), ["accuracy", "excess risk"])
-
-    accuracy, columns = pivot(table, "accuracy")
-    excess, _ = pivot(table, "excess risk")
+def notes(table, run):
+    excess, columns = pivot(table, "excess risk")
     times, time_columns = time_table(table, REFERENCE)
-    command = "python -m benchmarks.bench_hinge" + (" --quick" if args.quick else "")
+    populations = run.grid.populations
     descriptions = "; ".join(f"`{p.name}`: {p.description}" for p in populations)
-    notes = (
+    return (
         f"Populations: {descriptions}; data_norm = 1, test accuracy on "
         f"{populations[0].n_test:,} held-out users. delta = {DELTA}, smoothing "
         f"beta = {SMOOTHING}, coef_norm = {COEF_NORM}, fit_intercept, max_iter = "
         "100. Seeds (data and noise): "
         + (
             "1."
-            if args.quick
+            if run.quick
             else "3 at n = 1e4, 2 at n = 1e5, 1 at n = 1e6 (means over seeds)."
         )
         + f"\n\nColumns: `{REFERENCE}` (non-private, default C = 1); `{BALL}` "
@@ -199,7 +162,7 @@ def main():
         "formula; runs at every n: 770 MB at n = 1e6)"
         + (
             ""
-            if args.quick
+            if run.quick
             else "; `hinge gd` (improved mode, solver = 'gd', 100 full-batch "
             "accelerated gradient steps); `hinge d=2` (improved mode, degree = 2)"
         )
@@ -212,24 +175,34 @@ def main():
         "(mean over seeds); the last column is LinearSVC's time in seconds, "
         "for scale (shared 2-core machine: absolute times are noisy).\n\n"
         + format_table(times, time_columns)
-        + f"\n\nCommand: `{command}` (OMP_NUM_THREADS=1)."
+        + f"\n\nCommand: `{run.command}` (OMP_NUM_THREADS=1)."
     )
-    report(
-        "hinge",
-        accuracy,
-        columns,
-        title="HingeLDPClassifier: test accuracy",
-        notes=notes,
-        save=not args.no_save,
-    )
-    if not args.no_save:
-        plot_utility(
-            [r for r in table if r["method"] != BALL],
-            "accuracy",
-            "hinge",
-            ylabel="test accuracy",
-        )
 
+
+SPEC = Benchmark(
+    name="bench_hinge",
+    description=__doc__.splitlines()[0],
+    ignore=(ConvergenceWarning,),
+    steps=(
+        Experiment(
+            name="hinge",
+            title="HingeLDPClassifier: test accuracy",
+            methods=methods,
+            evaluate=evaluate,
+            prepare=add_excess_risk,
+            metrics=("accuracy", "excess risk"),
+            full=Grid(
+                populations=USERS,
+                sizes=(10_000, 100_000, 1_000_000),
+                epsilons=(0.5, 1.0, 2.0, 4.0, 8.0),
+                repeats={10_000: 3, 100_000: 2},
+            ),
+            quick=Grid(populations=USERS, sizes=(2_000, 20_000), epsilons=(1.0, 8.0)),
+            notes=notes,
+            plot=Plot("test accuracy", keep=lambda r: r["method"] != BALL),
+        ),
+    ),
+)
 
 if __name__ == "__main__":
-    main()
+    main(SPEC)

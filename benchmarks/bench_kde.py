@@ -30,18 +30,9 @@ import numpy as np
 from sklearn.neighbors import KernelDensity
 
 from benchmarks._baselines import deconvolution_density, exact_density
-from benchmarks._harness import (
-    Method,
-    aggregate,
-    format_table,
-    parse_args,
-    pivot,
-    plot_utility,
-    report,
-    run_grid,
-    time_table,
-)
+from benchmarks._harness import Benchmark, Experiment, Grid, Method, Plot, main
 from benchmarks._populations import POPULATIONS
+from benchmarks._tables import format_table, time_table
 from sklearn_ldp import KernelDensityLDP
 
 BANDWIDTH = 0.15
@@ -52,6 +43,7 @@ SKLEARN_RTOL = 1e-3
 #: The library refuses full-vector reports beyond 2^27 values (n (t^p - 1)).
 FULL_VECTOR_MAX_VALUES = 2**27
 METRIC = "max error"
+USERS = (POPULATIONS["mixture_1d"], POPULATIONS["mixture_2d"])
 
 
 def query_axes(p, quick=False):
@@ -66,137 +58,86 @@ def grid_points(axes):
     return np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, len(axes))
 
 
-def make_methods(population, axes, quick):
+def ldp(axes, **params):
+    """KernelDensityLDP's density on the query grid (with the grid's axes)."""
+    queries = grid_points(axes)
+
+    def fit(data, epsilon, seed):
+        est = KernelDensityLDP(
+            epsilon=epsilon, bandwidth=BANDWIDTH, random_state=seed, **params
+        )
+        return est.fit(data.X).density(queries), axes
+
+    return fit
+
+
+def methods(population, quick):
     p = population.params["n_features"]
+    axes = query_axes(p, quick)
     queries = grid_points(axes)
 
     def sklearn_kde(data, epsilon, seed):
         model = KernelDensity(bandwidth=BANDWIDTH, rtol=SKLEARN_RTOL).fit(data.X)
-        return np.exp(model.score_samples(queries))
+        return np.exp(model.score_samples(queries)), axes
 
-    def ldp(**params):
-        def fit(data, epsilon, seed):
-            est = KernelDensityLDP(
-                epsilon=epsilon, bandwidth=BANDWIDTH, random_state=seed, **params
-            )
-            return est.fit(data.X).density(queries)
-
-        return fit
+    def naive(data, epsilon, seed):
+        density = deconvolution_density(data.X, axes, epsilon, seed, BANDWIDTH)
+        return density, axes
 
     # degree='auto' is 16 wherever the full vector is limited (n >= 12750).
     full_vector_max_n = FULL_VECTOR_MAX_VALUES // (16**p - 1)
     return [
         Method("KernelDensity", sklearn_kde, "non-private"),
-        Method("piecewise (default)", ldp(), "improved"),
+        Method("piecewise (default)", ldp(axes), "improved"),
         Method(
             "full_vector (paper)",
-            ldp(mechanism="full_vector"),
+            ldp(axes, mechanism="full_vector"),
             "paper",
             max_n=full_vector_max_n,
         ),
-        Method(
-            "naive deconvolution",
-            lambda d, e, s: deconvolution_density(d.X, axes, e, s, BANDWIDTH),
-            "baseline",
-        ),
+        Method("naive deconvolution", naive, "baseline"),
     ]
 
 
-def make_evaluate(axes):
-    def evaluate(density, data):
-        if "exact" not in data.cache:
-            data.cache["exact"] = exact_density(data.X, axes, BANDWIDTH)
-        exact = data.cache["exact"]
-        return {METRIC: float(np.max(np.abs(density - exact)) / exact.max())}
+def degree_methods(population, quick):
+    p = population.params["n_features"]
+    axes = query_axes(p, quick)
+    out = []
+    for mechanism in ("piecewise", "full_vector"):
+        for t in (4, 16) if quick else (4, 8, 12, 16, 24):
+            max_n = None
+            if mechanism == "full_vector":
+                max_n = FULL_VECTOR_MAX_VALUES // (t**p - 1)
+            fit = ldp(axes, degree=t, mechanism=mechanism)
+            out.append(Method(mechanism, fit, "improved", max_n, keys={"t": t}))
+    return out
 
-    return evaluate
+
+def evaluate(result, data):
+    density, axes = result
+    key = ("exact", len(axes[0]))
+    if key not in data.cache:
+        data.cache[key] = exact_density(data.X, axes, BANDWIDTH)
+    exact = data.cache[key]
+    return {METRIC: float(np.max(np.abs(density - exact)) / exact.max())}
 
 
-def degree_ablation(populations, sizes, epsilons, degrees, seeds, quick):
-    rows = []
-    for population in populations:
-        p = population.params["n_features"]
-        axes = query_axes(p, quick)
-        queries = grid_points(axes)
-        methods = []
-        for mechanism in ("piecewise", "full_vector"):
-            for t in degrees:
-
-                def fit(data, epsilon, seed, mechanism=mechanism, t=t, queries=queries):
-                    est = KernelDensityLDP(
-                        epsilon=epsilon,
-                        bandwidth=BANDWIDTH,
-                        degree=t,
-                        mechanism=mechanism,
-                        random_state=seed,
-                    )
-                    return est.fit(data.X).density(queries)
-
-                max_n = None
-                if mechanism == "full_vector":
-                    max_n = FULL_VECTOR_MAX_VALUES // (t**p - 1)
-                methods.append(Method(f"{mechanism}|{t}", fit, "improved", max_n))
-        rows += run_grid(
-            population,
-            methods,
-            make_evaluate(axes),
-            sizes=sizes,
-            epsilons=epsilons,
-            seeds=seeds,
-        )
-    for row in rows:
-        row["method"], t = row["method"].split("|")
-        row["t"] = int(t)
-    table = aggregate(
-        rows, [METRIC], keys=("population", "n", "epsilon", "t", "method", "mode")
+def notes(table, run):
+    times, time_columns = time_table(table, "KernelDensity")
+    seeds_text = (
+        "one seed"
+        if run.quick
+        else "mean over 3 seeds at n <= 1e5, one seed at n = 1e6"
     )
-    return pivot(table, METRIC, keys=("n", "epsilon", "t"))
-
-
-def main():
-    args = parse_args(__doc__.splitlines()[0])
-    quick = args.quick
-    populations = [POPULATIONS["mixture_1d"], POPULATIONS["mixture_2d"]]
-    if quick:
-        sizes, epsilons, seeds = (5_000, 20_000), (1.0, 4.0), (0,)
-        ablation = dict(sizes=(20_000,), epsilons=(1.0,), degrees=(4, 16), seeds=(0,))
-        seeds_text = "one seed"
-    else:
-        sizes, epsilons = (10_000, 100_000, 1_000_000), (0.5, 1, 2, 4, 8)
-
-        def seeds(n):
-            return range(3) if n <= 100_000 else range(1)
-
-        ablation = dict(
-            sizes=(100_000, 1_000_000),
-            epsilons=(1.0, 4.0),
-            degrees=(4, 8, 12, 16, 24),
-            seeds=lambda n: range(2) if n <= 100_000 else range(1),
-        )
-        seeds_text = "mean over 3 seeds at n <= 1e5, one seed at n = 1e6"
-    command = "python -m benchmarks.bench_kde" + (" --quick" if quick else "")
     describe = "; ".join(
         f"`{pop.name}`: {pop.description}, query grid "
-        + " x ".join(str(len(a)) for a in query_axes(pop.params["n_features"], quick))
-        for pop in populations
-    )
-
-    rows = []
-    for population in populations:
-        axes = query_axes(population.params["n_features"], quick)
-        rows += run_grid(
-            population,
-            make_methods(population, axes, quick),
-            make_evaluate(axes),
-            sizes=sizes,
-            epsilons=epsilons,
-            seeds=seeds,
+        + " x ".join(
+            str(len(a)) for a in query_axes(pop.params["n_features"], run.quick)
         )
-    table = aggregate(rows, [METRIC])
-    utility, columns = pivot(table, METRIC)
-    times, time_columns = time_table(table, "KernelDensity")
+        for pop in run.grid.populations
+    )
     limit_2d = FULL_VECTOR_MAX_VALUES // (16**2 - 1)
-    notes = (
+    return (
         f"Populations: {describe}. Gaussian kernel, bandwidth {BANDWIDTH}. Error: "
         "max |density - exact kernel density of the same users| over the query "
         "grid, relative to the exact density's maximum; "
@@ -218,41 +159,63 @@ def main():
         "simulated, server, evaluation) / scikit-learn KernelDensity's time "
         "(fit + score_samples on the grid) on the same users:\n\n"
         + format_table(times, time_columns)
-        + f"\n\nCommand: `{command}`."
+        + f"\n\nCommand: `{run.command}`."
     )
-    report(
-        "kde",
-        utility,
-        columns,
-        title="KernelDensityLDP: relative max error of the density",
-        notes=notes,
-        save=not args.no_save,
-    )
-    if not args.no_save:
-        plot_utility(table, METRIC, "kde", ylabel="max error / peak density", logy=True)
 
-    utility, columns = degree_ablation(populations, quick=quick, **ablation)
-    notes = (
+
+def degree_notes(table, run):
+    return (
         "Relative max error (as in `kde.md`) of KernelDensityLDP with a fixed "
         "degree t for the default mechanism ('piecewise') and the paper's "
         "('full_vector'; blank where n (t^p - 1) exceeds 2^27 values). "
         + (
             "One seed."
-            if quick
+            if run.quick
             else "Mean over 2 seeds at n = 1e5, one seed at n = 1e6."
         )
         + " degree='auto' is t = 16 in every row here. "
-        f"Command: `{command}`."
-    )
-    report(
-        "kde_degree",
-        utility,
-        columns,
-        title="KernelDensityLDP: degree t (relative max error)",
-        notes=notes,
-        save=not args.no_save,
+        f"Command: `{run.command}`."
     )
 
+
+SPEC = Benchmark(
+    name="bench_kde",
+    description=__doc__.splitlines()[0],
+    steps=(
+        Experiment(
+            name="kde",
+            title="KernelDensityLDP: relative max error of the density",
+            methods=methods,
+            evaluate=evaluate,
+            metrics=(METRIC,),
+            full=Grid(
+                populations=USERS,
+                sizes=(10_000, 100_000, 1_000_000),
+                epsilons=(0.5, 1, 2, 4, 8),
+                repeats={10_000: 3, 100_000: 3},
+            ),
+            quick=Grid(populations=USERS, sizes=(5_000, 20_000), epsilons=(1.0, 4.0)),
+            notes=notes,
+            plot=Plot("max error / peak density", logy=True),
+        ),
+        Experiment(
+            name="kde_degree",
+            title="KernelDensityLDP: degree t (relative max error)",
+            methods=degree_methods,
+            evaluate=evaluate,
+            metrics=(METRIC,),
+            keys=("t",),
+            full=Grid(
+                populations=USERS,
+                sizes=(100_000, 1_000_000),
+                epsilons=(1.0, 4.0),
+                repeats={100_000: 2},
+            ),
+            quick=Grid(populations=USERS, sizes=(20_000,), epsilons=(1.0,)),
+            notes=degree_notes,
+        ),
+    ),
+)
 
 if __name__ == "__main__":
-    main()
+    main(SPEC)

@@ -33,24 +33,16 @@ from math import comb
 import numpy as np
 
 from benchmarks._baselines import histogram_tables, randomized_response_tables
-from benchmarks._harness import (
-    Method,
-    aggregate,
-    format_table,
-    parse_args,
-    pivot,
-    plot_utility,
-    report,
-    run_grid,
-    time_table,
-)
+from benchmarks._harness import Benchmark, Experiment, Grid, Method, Plot, main
 from benchmarks._populations import POPULATIONS
+from benchmarks._tables import format_table, pivot, time_table
 from sklearn_ldp import KWayMarginalsLDP
 
 K = 3
 METRIC = "max error"
 #: The library refuses full-vector reports beyond 2^27 values (n x vector length).
 FULL_VECTOR_MAX_VALUES = 2**27
+USERS = (POPULATIONS["binary_8d"], POPULATIONS["binary_10d"])
 
 
 def subsets_of(p, k):
@@ -101,7 +93,8 @@ def monomial_length(p, k=K):
     return comb(p + k, k)
 
 
-def main_methods(p):
+def methods(population, quick):
+    p = population.params["n_features"]
     full_vector_max_n = FULL_VECTOR_MAX_VALUES // monomial_length(p)
     return [
         Method("exact tables", exact(), "non-private"),
@@ -117,106 +110,47 @@ def main_methods(p):
     ]
 
 
-def order_ablation(population, n, epsilons, orders, seeds):
-    methods = []
-    for k in orders:
-        methods += [
-            Method(f"gamma = 0|{k}", ldp(k, gamma=0.0), "improved"),
-            Method(f"gamma = 0.2 (default)|{k}", ldp(k), "improved"),
-            Method(f"naive RR|{k}", naive(k), "baseline"),
+def order_methods(population, quick):
+    out = []
+    for k in (2, 4) if quick else (2, 3, 4, 5, 6):
+        out += [
+            Method("gamma = 0", ldp(k, gamma=0.0), "improved", keys={"k": k}),
+            Method("gamma = 0.2 (default)", ldp(k), "improved", keys={"k": k}),
+            Method("naive RR", naive(k), "baseline", keys={"k": k}),
         ]
-    rows = run_grid(
-        population, methods, evaluate, sizes=(n,), epsilons=epsilons, seeds=seeds
-    )
-    for row in rows:
-        row["method"], k = row["method"].split("|")
-        row["k"] = int(k)
-    table = aggregate(
-        rows, [METRIC], keys=("population", "n", "epsilon", "k", "method", "mode")
-    )
-    return pivot(table, METRIC, keys=("n", "epsilon", "k"))
+    return out
 
 
-def features_ablation(features, n, epsilons, seeds):
-    rows = []
-    for p in features:
-        methods = [
-            Method("multilinear (default)", ldp(), "improved"),
-            Method("naive RR", naive(), "baseline"),
-        ]
-        rows += run_grid(
-            POPULATIONS[f"binary_{p}d"],
-            methods,
-            evaluate,
-            sizes=(n,),
-            epsilons=epsilons,
-            seeds=seeds,
-        )
-    for row in rows:
-        row["p"] = int(row["population"].split("_")[1][:-1])
-    table = aggregate(
-        rows, [METRIC], keys=("population", "n", "epsilon", "p", "method", "mode")
-    )
+def features_methods(population, quick):
+    p = {"p": population.params["n_features"]}
+    return [
+        Method("multilinear (default)", ldp(), "improved", keys=p),
+        Method("naive RR", naive(), "baseline", keys=p),
+    ]
+
+
+def features_table(table):
     out, columns = pivot(table, METRIC, keys=("n", "epsilon", "p"))
     for row in out:
         row["vector length d"] = sum(comb(row["p"], m) for m in range(1, K + 1))
     return out, [*columns, "vector length d"]
 
 
-def main():
-    args = parse_args(__doc__.splitlines()[0])
-    quick = args.quick
-    populations = [POPULATIONS["binary_8d"], POPULATIONS["binary_10d"]]
-    if quick:
-        sizes, epsilons, seeds = (5_000, 20_000), (1.0, 4.0), (0,)
-        seeds_text = "one seed"
-        orders = dict(
-            population=POPULATIONS["binary_8d"],
-            n=20_000,
-            epsilons=(1.0,),
-            orders=(2, 4),
-            seeds=(0,),
-        )
-        features = dict(features=(8, 12), n=20_000, epsilons=(1.0,), seeds=(0,))
-    else:
-        sizes, epsilons = (10_000, 100_000, 1_000_000), (0.5, 1, 2, 4, 8)
-
-        def seeds(n):
-            return range(3) if n <= 100_000 else range(1)
-
-        seeds_text = "mean over 3 seeds at n <= 1e5, one seed at n = 1e6"
-        orders = dict(
-            population=POPULATIONS["binary_10d"],
-            n=100_000,
-            epsilons=(1.0, 4.0),
-            orders=(2, 3, 4, 5, 6),
-            seeds=range(2),
-        )
-        features = dict(
-            features=(8, 10, 16, 24), n=100_000, epsilons=(1.0,), seeds=range(2)
-        )
-    command = "python -m benchmarks.bench_marginals" + (" --quick" if quick else "")
-
-    rows = []
-    for population in populations:
-        rows += run_grid(
-            population,
-            main_methods(population.params["n_features"]),
-            evaluate,
-            sizes=sizes,
-            epsilons=epsilons,
-            seeds=seeds,
-        )
-    table = aggregate(rows, [METRIC])
-    utility, columns = pivot(table, METRIC)
+def notes(table, run):
     times, time_columns = time_table(table, "exact tables")
+    populations = run.grid.populations
+    seeds_text = (
+        "one seed"
+        if run.quick
+        else "mean over 3 seeds at n <= 1e5, one seed at n = 1e6"
+    )
     limits = ", ".join(
         f"{pop.name}: C({pop.params['n_features']} + 3, 3) = "
         f"{monomial_length(pop.params['n_features'])} entries, up to n = "
         f"{FULL_VECTOR_MAX_VALUES // monomial_length(pop.params['n_features']):,}"
         for pop in populations
     )
-    notes = (
+    return (
         "Populations: "
         + "; ".join(f"`{pop.name}`: {pop.description}" for pop in populations)
         + f". Error: the largest absolute error over every cell of every {K}-way "
@@ -236,64 +170,96 @@ def main():
         "Time to produce every 3-way table (users' randomizers simulated, server, "
         "tables) / the exact tables' time on the same users:\n\n"
         + format_table(times, time_columns)
-        + f"\n\nCommand: `{command}`."
+        + f"\n\nCommand: `{run.command}`."
     )
-    report(
-        "marginals",
-        utility,
-        columns,
-        title="KWayMarginalsLDP: max error over all 3-way marginals",
-        notes=notes,
-        save=not args.no_save,
-    )
-    if not args.no_save:
-        plot_utility(
-            [r for r in table if r["mode"] != "non-private"],
-            METRIC,
-            "marginals",
-            ylabel="max error over all 3-way marginals",
-            logy=True,
-        )
 
-    utility, columns = order_ablation(**orders)
-    pop = orders["population"]
-    notes = (
+
+def order_notes(table, run):
+    pop = run.grid.populations[0]
+    return (
         f"Population `{pop.name}` ({pop.description}); the largest error over "
         "every cell of every k-way table for each k; "
-        + ("one seed" if quick else "mean over 2 seeds")
+        + ("one seed" if run.quick else "mean over 2 seeds")
         + ". `gamma = 0`: the exact inclusion-exclusion polynomial; `gamma = 0.2 "
         "(default)`: the Thaler-Ullman-Vadhan polynomial, whose degree t < k "
         "from k = 4 on (below that the two are the same algorithm with the same "
         "noise, hence equal); `naive RR` as in `marginals.md`. "
-        f"Command: `{command}`."
-    )
-    report(
-        "marginals_order",
-        utility,
-        columns,
-        title="KWayMarginalsLDP: order k of the marginals (max error)",
-        notes=notes,
-        save=not args.no_save,
+        f"Command: `{run.command}`."
     )
 
-    utility, columns = features_ablation(**features)
-    notes = (
+
+def features_notes(table, run):
+    return (
         "Populations `binary_<p>d` (two-class latent-mixture bits, p features); "
         "largest error over every cell of every 3-way table; "
-        + ("one seed" if quick else "mean over 2 seeds")
+        + ("one seed" if run.quick else "mean over 2 seeds")
         + ". `vector length d` = sum_{m <= 3} C(p, m), the multilinear vector the "
         "users sample one coordinate of. "
-        f"Command: `{command}`."
-    )
-    report(
-        "marginals_features",
-        utility,
-        columns,
-        title="KWayMarginalsLDP: number of features p (max error over 3-way tables)",
-        notes=notes,
-        save=not args.no_save,
+        f"Command: `{run.command}`."
     )
 
+
+def binary(*features):
+    return tuple(POPULATIONS[f"binary_{p}d"] for p in features)
+
+
+SPEC = Benchmark(
+    name="bench_marginals",
+    description=__doc__.splitlines()[0],
+    steps=(
+        Experiment(
+            name="marginals",
+            title="KWayMarginalsLDP: max error over all 3-way marginals",
+            methods=methods,
+            evaluate=evaluate,
+            metrics=(METRIC,),
+            full=Grid(
+                populations=USERS,
+                sizes=(10_000, 100_000, 1_000_000),
+                epsilons=(0.5, 1, 2, 4, 8),
+                repeats={10_000: 3, 100_000: 3},
+            ),
+            quick=Grid(populations=USERS, sizes=(5_000, 20_000), epsilons=(1.0, 4.0)),
+            notes=notes,
+            plot=Plot(
+                "max error over all 3-way marginals",
+                logy=True,
+                keep=lambda r: r["mode"] != "non-private",
+            ),
+        ),
+        Experiment(
+            name="marginals_order",
+            title="KWayMarginalsLDP: order k of the marginals (max error)",
+            methods=order_methods,
+            evaluate=evaluate,
+            metrics=(METRIC,),
+            keys=("k",),
+            full=Grid(
+                populations=binary(10), sizes=(100_000,), epsilons=(1.0, 4.0), repeats=2
+            ),
+            quick=Grid(populations=binary(8), sizes=(20_000,), epsilons=(1.0,)),
+            notes=order_notes,
+        ),
+        Experiment(
+            name="marginals_features",
+            title="KWayMarginalsLDP: number of features p "
+            "(max error over 3-way tables)",
+            methods=features_methods,
+            evaluate=evaluate,
+            metrics=(METRIC,),
+            keys=("p",),
+            full=Grid(
+                populations=binary(8, 10, 16, 24),
+                sizes=(100_000,),
+                epsilons=(1.0,),
+                repeats=2,
+            ),
+            quick=Grid(populations=binary(8, 12), sizes=(20_000,), epsilons=(1.0,)),
+            notes=features_notes,
+            table=features_table,
+        ),
+    ),
+)
 
 if __name__ == "__main__":
-    main()
+    main(SPEC)

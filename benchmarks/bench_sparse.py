@@ -27,8 +27,6 @@ reports of ``x`` (with and without projecting it onto the l1 ball).
 Run ``python -m benchmarks.bench_sparse [--quick]``.
 """
 
-import warnings
-
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LassoCV, LinearRegression
@@ -40,22 +38,15 @@ from benchmarks._baselines import (
     naive_gaussian_mean,
     nonprivate,
 )
-from benchmarks._harness import (
-    Method,
-    aggregate,
-    format_table,
-    parse_args,
-    pivot,
-    plot_utility,
-    report,
-    run_grid,
-    time_table,
-)
+from benchmarks._harness import Benchmark, Experiment, Grid, Method, Plot, main
 from benchmarks._populations import POPULATIONS, sparse_linear_excess_risk
+from benchmarks._tables import format_table, time_table
 from sklearn_ldp import SparseLDPMeanEstimator, SparseLDPRegressor
 
 EPSILONS = (0.5, 1.0, 2.0, 4.0, 8.0)
 SIZES = (10_000, 100_000, 1_000_000)
+#: Three draws at 10^4 users, two at 10^5, one at 10^6.
+REPEATS = {10_000: 3, 100_000: 2}
 #: Users per batch for the streaming baselines (bounded memory at n = 1e6).
 BATCH = 100_000
 #: d = 10^4: one draw of 10^4 users is 800 MB, the users' projection costs
@@ -66,11 +57,6 @@ HIGH_DIM_MEAN_PAPER_EPSILONS = (1.0,)
 HIGH_DIM_MEAN_CALIBRATION_EPSILONS = (1.0, 4.0)
 #: LassoCV grid of the non-private reference at d = 10^4.
 LASSO_ALPHAS = (3e-4, 1e-3, 3e-3, 1e-2, 3e-2)
-
-
-def seeds(n):
-    """Three draws at 10^4 users, two at 10^5, one at 10^6."""
-    return {10_000: (0, 1, 2), 100_000: (0, 1)}.get(n, (0,))
 
 
 # ---------------------------------------------------------------- regression
@@ -108,7 +94,7 @@ def least_squares(population, debias):
     return fit
 
 
-def regression_methods(population):
+def regression_methods(population, quick=False):
     d = population.params["n_features"]
     if d > 1000:
         eps = HIGH_DIM_REGRESSION_EPSILONS
@@ -180,7 +166,7 @@ def naive_mean(population, project):
     return fit
 
 
-def mean_methods(population):
+def mean_methods(population, quick=False):
     d = population.params["n_features"]
     paper_eps = HIGH_DIM_MEAN_PAPER_EPSILONS if d > 1000 else None
     return [
@@ -212,17 +198,12 @@ def mean_methods(population):
     ]
 
 
-def mean_evaluator(population):
-    truth = population.params["mean"]
-
-    def evaluate(result, data):
-        location = getattr(result, "location_", result)
-        return {
-            "l2 error": float(np.linalg.norm(location - truth)),
-            "m": float(getattr(result, "n_components_", data.X.shape[1])),
-        }
-
-    return evaluate
+def evaluate_mean(result, data):
+    location = getattr(result, "location_", result)
+    return {
+        "l2 error": float(np.linalg.norm(location - data.population.params["mean"])),
+        "m": float(getattr(result, "n_components_", data.X.shape[1])),
+    }
 
 
 # -------------------------------------------------------------------- tables
@@ -242,68 +223,28 @@ def components_line(table, methods):
     return "Components used where m < d: " + "; ".join(parts) + "."
 
 
-def run_task(names, methods_for, evaluate_for, metric, sizes, epsilons, seeds_for):
-    rows = []
-    for name in names:
-        population = POPULATIONS[name]
-        d = population.params["n_features"]
-        methods = methods_for(population)
-        if d > 1000:
-            for method in methods:
-                method.max_n = HIGH_DIM_MAX_N
-        rows += run_grid(
-            population,
-            methods,
-            evaluate_for(population),
-            sizes=[n for n in sizes if d <= 1000 or n <= HIGH_DIM_MAX_N],
-            epsilons=epsilons,
-            seeds=(lambda n: (0,)) if d > 1000 else seeds_for,
-            n_test=0,  # every metric is an exact population quantity
-        )
-    return aggregate(rows, [metric, "m"])
+def describe(populations):
+    return "\n".join(f"- `{p.name}`: {p.description}." for p in populations)
 
 
-def describe(names):
-    return "\n".join(f"- `{name}`: {POPULATIONS[name].description}." for name in names)
-
-
-def main():
-    args = parse_args(__doc__.splitlines()[0])
-    warnings.filterwarnings("ignore", category=ConvergenceWarning)
-    if args.quick:
-        regression = ["sparse_linear_20d"]
-        means = ["sparse_mean_100d"]
-        sizes, epsilons, seeds_for = (10_000,), (1.0, 8.0), (lambda n: (0,))
-    else:
-        regression = ["sparse_linear_20d", "sparse_linear_100d", "sparse_linear_10000d"]
-        means = ["sparse_mean_100d", "sparse_mean_10000d"]
-        sizes, epsilons, seeds_for = SIZES, EPSILONS, seeds
-    command = f"python -m benchmarks.bench_sparse{' --quick' if args.quick else ''}"
-    seed_note = (
-        "one draw per cell (seed 0)"
-        if args.quick
-        else "mean over 3 draws (data and noise seeds 0-2) at n = 10^4, 2 at "
+def seed_note(run):
+    if run.quick:
+        return f"one draw per cell (seed {run.seed})"
+    return (
+        "mean over 3 draws (data and noise seeds 0-2) at n = 10^4, 2 at "
         "10^5, 1 at 10^6 and at d = 10^4"
     )
 
-    table = run_task(
-        regression,
-        regression_methods,
-        lambda population: evaluate_regression,
-        "excess risk",
-        sizes,
-        epsilons,
-        seeds_for,
-    )
-    utility, columns = pivot(table, "excess risk")
+
+def regression_notes(table, run):
     times, time_columns = time_table(table, ("LinearRegression", "LassoCV"))
-    notes = f"""Normalized population excess risk (R(w) - R(w*)) / Var(x^T w*) of the
+    return f"""Normalized population excess risk (R(w) - R(w*)) / Var(x^T w*) of the
 fitted (coef_, intercept_), exact (no held-out sample): 0 is the truth, 1 is no
-better than predicting the mean. delta = {DELTA}; {seed_note}.
+better than predicting the mean. delta = {DELTA}; {seed_note(run)}.
 
 Populations (l1_radius = ||w*||_1 = 1.22, ||x|| <= 1 and |y| <= 1 are public):
 
-{describe(regression)}
+{describe(run.grid.populations)}
 
 Columns: `SparseLDPRegressor` = library default (projection='auto': the identity
 when n_components = ceil(sqrt(n eps^2 log d)) reaches d, else Gaussian; joint
@@ -330,41 +271,17 @@ silenced.
 Seconds include simulating the users' randomizers. `non-private s` is the
 non-private fit's own time (LinearRegression; LassoCV at d = 10^4).
 
-Generated by `{command}`."""
-    report(
-        "sparse_regression",
-        utility,
-        columns,
-        title="SparseLDPRegressor: normalized excess risk",
-        notes=notes,
-        save=not args.no_save,
-    )
-    if not args.no_save:
-        plot_utility(
-            table,
-            "excess risk",
-            "sparse_regression",
-            ylabel="excess risk / Var(x^T w*)",
-            logy=True,
-        )
+Generated by `{run.command}`."""
 
-    table = run_task(
-        means,
-        mean_methods,
-        mean_evaluator,
-        "l2 error",
-        sizes,
-        epsilons,
-        seeds_for,
-    )
-    utility, columns = pivot(table, "l2 error")
+
+def mean_notes(table, run):
     times, time_columns = time_table(table, ("sample mean",))
-    notes = f"""l2 distance of the estimated mean to the population mean mu (||mu||_2 =
-0.46, ||mu||_1 = 0.9; returning 0 scores 0.46). delta = {DELTA}; {seed_note}.
+    return f"""l2 distance of the estimated mean to the population mean mu (||mu||_2 =
+0.46, ||mu||_1 = 0.9; returning 0 scores 0.46). delta = {DELTA}; {seed_note(run)}.
 
 Populations (l1_radius = 1 and ||x|| <= 1 are public):
 
-{describe(means)}
+{describe(run.grid.populations)}
 
 Columns: `SparseLDPMeanEstimator` = library default (p = ceil(eps sqrt(n))
 components, capped at d, identity when p = d; plain mean of the reports; least
@@ -392,20 +309,62 @@ n <= 10^5 here) and
 
 `non-private s` is the time of the exact mean (numpy), so ratios are large.
 
-Generated by `{command}`."""
-    report(
-        "sparse_mean",
-        utility,
-        columns,
-        title="SparseLDPMeanEstimator: l2 error",
-        notes=notes,
-        save=not args.no_save,
-    )
-    if not args.no_save:
-        plot_utility(
-            table, "l2 error", "sparse_mean", ylabel="l2 error of the mean", logy=True
-        )
+Generated by `{run.command}`."""
 
+
+def grid(*names):
+    """The full grid; d = 10^4 populations at n = 10^4 only, one draw."""
+    high_dim = Grid(sizes=(HIGH_DIM_MAX_N,), epsilons=EPSILONS)
+    return Grid(
+        populations=tuple(POPULATIONS[name] for name in names),
+        sizes=SIZES,
+        epsilons=EPSILONS,
+        repeats=REPEATS,
+        by_population={
+            name: high_dim
+            for name in names
+            if POPULATIONS[name].params["n_features"] > 1000
+        },
+    )
+
+
+def quick(name):
+    return Grid(populations=(POPULATIONS[name],), sizes=(10_000,), epsilons=(1.0, 8.0))
+
+
+SPEC = Benchmark(
+    name="bench_sparse",
+    description=__doc__.splitlines()[0],
+    ignore=(ConvergenceWarning,),
+    steps=(
+        Experiment(
+            name="sparse_regression",
+            title="SparseLDPRegressor: normalized excess risk",
+            methods=regression_methods,
+            evaluate=evaluate_regression,
+            metrics=("excess risk", "m"),
+            full=grid(
+                "sparse_linear_20d", "sparse_linear_100d", "sparse_linear_10000d"
+            ),
+            quick=quick("sparse_linear_20d"),
+            notes=regression_notes,
+            plot=Plot("excess risk / Var(x^T w*)", logy=True),
+            n_test=0,  # every metric is an exact population quantity
+        ),
+        Experiment(
+            name="sparse_mean",
+            title="SparseLDPMeanEstimator: l2 error",
+            methods=mean_methods,
+            evaluate=evaluate_mean,
+            metrics=("l2 error", "m"),
+            full=grid("sparse_mean_100d", "sparse_mean_10000d"),
+            quick=quick("sparse_mean_100d"),
+            notes=mean_notes,
+            plot=Plot("l2 error of the mean", logy=True),
+            n_test=0,
+        ),
+    ),
+)
 
 if __name__ == "__main__":
-    main()
+    main(SPEC)

@@ -15,7 +15,6 @@ Run ``python -m benchmarks.bench_summary [--quick] [--only NAME ...]``
 
 import time
 import tracemalloc
-import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,10 +26,9 @@ from sklearn.pipeline import make_pipeline
 from sklearn.svm import LinearSVC
 
 import sklearn_ldp as ldp
-
-from ._baselines import histogram_tables
-from ._harness import OUTPUT_DIR, Data, Method, parse_args, report, run_grid
-from ._populations import POPULATIONS
+from benchmarks._baselines import histogram_tables
+from benchmarks._harness import Benchmark, Data, Method, Report, main, run_grid
+from benchmarks._populations import POPULATIONS
 
 EPSILONS = (1.0, 4.0)
 KDE_BANDWIDTH = 0.15
@@ -328,9 +326,8 @@ README = Path(__file__).resolve().parent.parent / "README.md"
 START, END = "<!-- summary:start -->", "<!-- summary:end -->"
 
 
-def update_readme(summary_path=None):
+def update_readme(summary_path):
     """Copy the table of ``docs/benchmarks/summary.md`` between the README markers."""
-    summary_path = summary_path or OUTPUT_DIR / "summary.md"
     lines = summary_path.read_text().splitlines()
     table = "\n".join(line for line in lines if line.startswith("|"))
     notes = lines[-1]
@@ -369,26 +366,23 @@ COLUMNS = [
 NUMERIC = COLUMNS[3:]
 
 
-def main():
-    args = parse_args(
-        __doc__.splitlines()[0],
-        extra=[("--only", {"nargs": "+", "help": "rerun these rows, keep the others"})],
-    )
-    n = 20_000 if args.quick else 1_000_000
+def summary(run):
+    """The summary table: every row of ROWS (or those of ``--only``, merged
+    into the existing table)."""
+    only = run.options.only
+    n = 20_000 if run.quick else 1_000_000
     rows = []
     for row in ROWS:
-        if args.only and row.name not in args.only:
+        if only and row.name not in only:
             continue
         start = time.perf_counter()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            cells = run_row(row, n, args.seed)
+        cells = run_row(row, n, run.seed)
         cells.update(estimator=row.name, regime=row.regime, metric=row.metric)
         print(f"{row.name}: {cells} ({time.perf_counter() - start:.1f} s)", flush=True)
         rows.append(cells)
-    if args.only:
+    if only:
         fresh = {row["estimator"]: row for row in rows}
-        kept = read_rows(OUTPUT_DIR / "summary.md")
+        kept = read_rows(run.directory / "summary.md")
         known = {row["estimator"] for row in kept}
         rows = [fresh.get(row["estimator"], row) for row in kept]
         rows += [row for name, row in fresh.items() if name not in known]
@@ -398,7 +392,7 @@ def main():
         "population is capped by memory), held-out users drawn separately; "
         "populations from benchmarks/_populations.py, the same as each "
         "estimator's own benchmark. delta = 1e-5 where Gaussian noise is used, "
-        f"seed {args.seed}. eps=1, eps=4: the library's defaults ('improved'). "
+        f"seed {run.seed}. eps=1, eps=4: the library's defaults ('improved'). "
         f"paper eps: the seed paper's configuration ({paper}). Non-private: the "
         "scikit-learn model on the same users (LinearRegression, LinearSVC, "
         "LogisticRegression, RBF random features + Ridge, KernelDensity); the "
@@ -407,17 +401,25 @@ def main():
         "tracemalloc peak of the private fit. Command: python -m "
         "benchmarks.bench_summary"
     )
-    report(
-        "summary",
-        rows,
-        COLUMNS,
-        title="Every estimator at a glance",
-        notes=notes,
-        save=not args.no_save,
-    )
-    if not args.quick and not args.no_save:
-        update_readme()
+    return [
+        Report(
+            "summary",
+            "Every estimator at a glance",
+            rows,
+            COLUMNS,
+            notes,
+            on_saved=None if run.quick else update_readme,
+        )
+    ]
 
+
+SPEC = Benchmark(
+    name="bench_summary",
+    description=__doc__.splitlines()[0],
+    steps=(summary,),
+    ignore=(Warning,),
+    options=(("--only", {"nargs": "+", "help": "rerun these rows, keep the others"}),),
+)
 
 if __name__ == "__main__":
-    main()
+    main(SPEC)

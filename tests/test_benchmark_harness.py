@@ -1,22 +1,46 @@
 """The shared benchmark pieces: populations and baselines are what the report
-rests on, so their properties are tested like library code."""
+rests on, so their properties are tested like library code; the scripts are
+declarative specs on the public API."""
 
+import ast
+import importlib
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
+from benchmarks.__main__ import scripts  # noqa: E402
 from benchmarks._baselines import (  # noqa: E402
     GaussianLeastSquares,
     histogram_tables,
     naive_fit,
     randomized_response_tables,
 )
-from benchmarks._harness import Method, aggregate, pivot, run_grid  # noqa: E402
+from benchmarks._harness import (  # noqa: E402
+    Benchmark,
+    Experiment,
+    Grid,
+    Method,
+    main,
+    run_grid,
+)
+from benchmarks._metrics import (  # noqa: E402
+    logistic,
+    logistic_derivative,
+    margin_risk,
+    modified_huber,
+    modified_huber_derivative,
+    smoothed_hinge,
+    smoothed_hinge_derivative,
+    squared_hinge,
+    squared_hinge_derivative,
+)
 from benchmarks._populations import POPULATIONS  # noqa: E402
+from benchmarks._tables import aggregate, pivot  # noqa: E402
 from sklearn_ldp.utils import check_noise_random_state  # noqa: E402
 
 
@@ -140,3 +164,130 @@ def test_run_grid_times_against_the_non_private_fit_and_pivots():
     table, columns = pivot(aggregate(rows, ["r2"]), "r2")
     assert columns == ["population", "n", "epsilon", "ols", "debiased"]
     assert len(table) == 1 and table[0]["epsilon"] == 4.0
+
+
+def _private_sklearn_ldp_imports(path, root=ROOT):
+    """``sklearn_ldp`` imports in ``path`` naming a private module or name."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            paths = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            paths = [f"{node.module}.{alias.name}" for alias in node.names]
+        else:
+            continue
+        for dotted in paths:
+            parts = dotted.split(".")
+            if parts[0] == "sklearn_ldp" and any(p.startswith("_") for p in parts):
+                found.append(f"{path.relative_to(root)}:{node.lineno}: {dotted}")
+    return found
+
+
+def test_benchmarks_import_only_the_public_api():
+    files = sorted((ROOT / "benchmarks").rglob("*.py"))
+    assert len(files) > 10
+    private = [hit for path in files for hit in _private_sklearn_ldp_imports(path)]
+    assert not private, "benchmarks import private sklearn_ldp code:\n" + "\n".join(
+        private
+    )
+
+
+def test_private_import_scan_catches_both_forms(tmp_path):
+    path = tmp_path / "bench_x.py"
+    path.write_text(
+        "import sklearn_ldp._glm\n"
+        "from sklearn_ldp._hinge import smoothed_hinge\n"
+        "from sklearn_ldp.optim import _losses\n"
+        "from sklearn_ldp.randomizers import clip_l2\n"
+    )
+    assert len(_private_sklearn_ldp_imports(path, root=tmp_path)) == 3
+
+
+@pytest.mark.parametrize("name", scripts())
+def test_every_script_declares_its_spec(name):
+    module = importlib.import_module(f"benchmarks.{name}")
+    assert isinstance(module.SPEC, Benchmark)
+    assert module.SPEC.name == name  # the command line printed in every table
+    assert module.SPEC.steps
+
+
+def test_paper_reruns_are_discovered():
+    names = scripts()
+    assert any(n.startswith("papers.seed002") for n in names)
+    assert any(n.startswith("papers.seed004") for n in names)
+    assert not any("_" == n.split(".")[-1][0] for n in names)
+
+
+def test_margin_losses_and_their_derivatives():
+    m = np.linspace(-3.0, 3.0, 601)
+    losses = [
+        (logistic, logistic_derivative),
+        (squared_hinge, squared_hinge_derivative),
+        (modified_huber, modified_huber_derivative),
+        (
+            lambda t: smoothed_hinge(t, 0.5),
+            lambda t: smoothed_hinge_derivative(t, 0.5),
+        ),
+    ]
+    h = 1e-6
+    for loss, derivative in losses:
+        numeric = (loss(m + h) - loss(m - h)) / (2 * h)
+        np.testing.assert_allclose(derivative(m), numeric, atol=1e-5)
+    np.testing.assert_allclose(logistic(0.0), np.log(2.0))
+    np.testing.assert_allclose(modified_huber(np.array([-2.0, 0.0, 2.0])), [8, 1, 0])
+    # Smoothing: within beta / 2 of max(0, 1/2 - m).
+    gap = smoothed_hinge(m, 0.5) - np.maximum(0.0, 0.5 - m)
+    assert np.all((gap >= 0) & (gap <= 0.25 + 1e-12))
+
+
+def test_margin_risk_clips_users_and_signs_labels():
+    X = np.array([[3.0, 4.0], [0.3, 0.4]])  # the first user clips to norm 1
+    y = np.array([1, 0])
+    risk = margin_risk(logistic, np.array([1.0, 1.0]), 0.5, X, y, data_norm=1.0)
+    margins = np.array([1.4 + 0.5, -(0.7 + 0.5)])
+    np.testing.assert_allclose(risk, np.mean(np.logaddexp(0.0, -margins)))
+
+
+def test_main_runs_a_declared_experiment(capsys):
+    from sklearn.linear_model import LinearRegression
+
+    population = POPULATIONS["linear_1d"]
+
+    def methods(population, quick):
+        return [
+            Method(
+                "ols", lambda d, e, s: LinearRegression().fit(d.X, d.y), "non-private"
+            ),
+            Method(
+                "debiased",
+                lambda d, e, s: GaussianLeastSquares(e, s, y_bound=1.0).fit(d.X, d.y),
+                "baseline",
+                keys={"h": 1},
+            ),
+        ]
+
+    grid = Grid(populations=(population,), sizes=(300,), epsilons=(2.0,), repeats=2)
+    spec = Benchmark(
+        name="bench_test",
+        description="test",
+        steps=(
+            Experiment(
+                name="test",
+                title="A test table",
+                methods=methods,
+                evaluate=lambda model, data: {
+                    "r2": model.score(data.X_test, data.y_test)
+                },
+                metrics=("r2",),
+                full=grid,
+                quick=grid,
+                notes=lambda table, run: f"runs {table[0]['runs']}; {run.command}",
+            ),
+        ),
+    )
+    main(spec, ["--quick", "--no-save", "--seed", "3"])
+    out = capsys.readouterr().out
+    assert "## A test table" in out
+    assert "| population | n | epsilon | ols | debiased |" in out
+    assert "runs 2; python -m benchmarks.bench_test --quick" in out
+    assert "'seed': 4" in out  # --seed 3, two repeats
