@@ -54,6 +54,7 @@ def _write_api_list():
         "randomizers",
         "aggregation",
         "optim",
+        "losses",
         "accounting",
         "utils",
         "exceptions",

@@ -2,54 +2,84 @@
 Deployment: the published configuration
 =======================================
 
-The published configuration shared by client.py and server.py."""
+The published configuration shared by client.py and server.py.
 
+This module runs on the users' devices too, so it imports the client side
+only: ``sklearn_ldp.randomizers``, never an estimator module.
+"""
+
+import importlib.metadata
+import inspect
 import json
 
-import sklearn_ldp
-from sklearn_ldp.randomizers import config_fingerprint, describe_config_mismatch
+import sklearn_ldp.randomizers as randomizers
+from sklearn_ldp.randomizers import (
+    LocalRandomizer,
+    config_fingerprint,
+    describe_config_mismatch,
+    feature_map_from_config,
+)
 
 CONFIG_FORMAT_VERSION = 1
 
 
-def build_estimator(published):
-    """The estimator named in the published configuration, with its parameters."""
+def library_version():
+    """The installed sklearn_ldp version (read without importing the estimators)."""
+    return importlib.metadata.version("sklearn_ldp")
+
+
+def read_config(path):
+    """The published configuration, refused if its format is not this program's."""
+    with open(path) as handle:
+        published = json.load(handle)
     if published.get("format_version") != CONFIG_FORMAT_VERSION:
         raise SystemExit(
             f"Configuration format {published.get('format_version')!r} is not "
             f"supported (this program reads version {CONFIG_FORMAT_VERSION})."
         )
-    if published["estimator"] not in sklearn_ldp.__all__:
-        raise SystemExit(f"Unknown estimator {published['estimator']!r}.")
-    return getattr(sklearn_ldp, published["estimator"])(**published["params"])
+    return published
+
+
+def rebuild_randomizer(config):
+    """The randomizer a published ``randomizer_config`` names, from its public keys.
+
+    The class is looked up in ``sklearn_ldp.randomizers`` (the device needs
+    nothing else) and given every constructor argument the configuration
+    holds; a public feature map travels as its own configuration and is
+    rebuilt from it. What the configuration derives (noise scales) is
+    recomputed here, so a tampered value shows as a difference.
+    """
+    name = config.get("randomizer")
+    cls = getattr(randomizers, name, None) if isinstance(name, str) else None
+    if not (inspect.isclass(cls) and issubclass(cls, LocalRandomizer)):
+        raise SystemExit(f"Unknown randomizer {name!r}: this client cannot build it.")
+    parameters = inspect.signature(cls).parameters
+    arguments = {key: config[key] for key in parameters if key in config}
+    if isinstance(arguments.get("feature_map"), dict):
+        arguments["feature_map"] = feature_map_from_config(arguments["feature_map"])
+    return cls(**arguments)
 
 
 def checked_randomizer(published):
     """Rebuild the randomizer and refuse it if it is not the published one.
 
     The published ``randomizer_config`` (epsilon, delta, bounds, public seeds,
-    projection, library version) is what users were promised; a client whose
-    own build of the randomizer differs, for example because it runs another
+    projection, noise scales) is what users were promised; a client whose own
+    build of the randomizer differs, for example because it runs another
     version of the library, must not send anything.
     """
-    estimator = build_estimator(published)
-    randomizer = estimator.make_randomizer(published["n_features"])
     expected = published["randomizer_config"]
+    randomizer = rebuild_randomizer(expected)
     got = randomizer.get_config()
     if config_fingerprint(got) != config_fingerprint(expected):
         raise SystemExit(
             "Refusing to randomize: this client's randomizer differs from the "
             "published configuration: " + describe_config_mismatch(expected, got)
         )
-    if published.get("sklearn_ldp_version") != sklearn_ldp.__version__:
+    if published.get("sklearn_ldp_version") != library_version():
         raise SystemExit(
             f"Refusing to randomize: published for sklearn_ldp "
             f"{published.get('sklearn_ldp_version')}, this client runs "
-            f"{sklearn_ldp.__version__}."
+            f"{library_version()}."
         )
-    return estimator, randomizer
-
-
-def read_config(path):
-    with open(path) as handle:
-        return json.load(handle)
+    return randomizer

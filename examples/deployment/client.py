@@ -14,6 +14,10 @@ if it differs from the published one; reads this batch's records (``X`` and
 instead) and writes only the randomized reports. On a real device the batch
 is one user.
 
+The device runs the client side only: this program and ``_common.py``
+import ``sklearn_ldp.randomizers`` and no estimator module (the randomizer is
+rebuilt from the published ``randomizer_config``, not from an estimator).
+
 The noise is drawn from a generator seeded with fresh OS entropy. numpy's
 Mersenne Twister is not a cryptographic generator and floating-point noise
 has known side channels (Mironov, CCS 2012); a production client should draw
@@ -46,7 +50,7 @@ def main(argv=None):
     parser.add_argument("--out", required=True)
     args = parser.parse_args(argv)
     published = read_config(args.config)
-    _, randomizer = checked_randomizer(published)
+    randomizer = checked_randomizer(published)
     if args.data:
         with np.load(args.data, allow_pickle=False) as data:
             X, y = data["X"], data["y"]

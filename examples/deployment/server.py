@@ -11,7 +11,8 @@ Two commands::
 
 ``publish`` writes the public configuration users randomize with: the
 estimator, its parameters (epsilon, delta, public bounds, public seeds), the
-number of features and the randomizer's full configuration, versioned.
+number of features, the population size it is made for and the randomizer's
+full configuration (``make_randomizer(n_features, n_users=...)``), versioned.
 ``fit`` loads every report file, refuses any batch made with another
 configuration (with a message naming the differing keys), and fits the server
 with ``fit_reports``. It never sees a raw record.
@@ -23,12 +24,13 @@ import pickle
 import sys
 
 import numpy as np
-from _common import CONFIG_FORMAT_VERSION, build_estimator, read_config
+from _common import CONFIG_FORMAT_VERSION, library_version, read_config
 
 import sklearn_ldp
 from sklearn_ldp.randomizers import Reports
 
 N_FEATURES = 20
+N_USERS = 6000  # public population size the configuration is made for
 PARAMS = {
     "epsilon": 4.0,
     "delta": 1e-6,
@@ -40,15 +42,24 @@ PARAMS = {
 }
 
 
+def build_estimator(published):
+    """The estimator named in the published configuration, with its parameters."""
+    if published["estimator"] not in sklearn_ldp.__all__:
+        raise SystemExit(f"Unknown estimator {published['estimator']!r}.")
+    return getattr(sklearn_ldp, published["estimator"])(**published["params"])
+
+
 def publish(args):
     estimator = sklearn_ldp.SparseLDPRegressor(**PARAMS)
-    randomizer = estimator.make_randomizer(N_FEATURES)
+    # A regressor: no classes (a classifier would publish classes=[...] too).
+    randomizer = estimator.make_randomizer(N_FEATURES, n_users=N_USERS)
     published = {
         "format_version": CONFIG_FORMAT_VERSION,
-        "sklearn_ldp_version": sklearn_ldp.__version__,
+        "sklearn_ldp_version": library_version(),
         "estimator": "SparseLDPRegressor",
         "params": PARAMS,
         "n_features": N_FEATURES,
+        "n_users": N_USERS,
         "randomizer_config": randomizer.get_config(),
     }
     with open(args.out, "w") as handle:
