@@ -17,12 +17,14 @@ An estimator picks one of :class:`LDPRegressorMixin`,
 :class:`LDPClassifierMixin` or :class:`LDPUnsupervisedMixin` (which give
 ``fit``) and implements
 
-- ``make_randomizer(n_features, *, n_users=None, classes=None)``: the
-  public configuration, fixed before anyone reports. Estimators whose
-  configuration depends on the population size need ``n_users`` and say so
-  when it is missing; the others accept and ignore it. Regressors and
-  unsupervised estimators refuse ``classes`` (:meth:`_refuse_classes`);
-  classifiers require it (:meth:`LDPClassifierMixin._require_classes`);
+- ``_make_randomizer(n_features, n_users, classes)``: the public
+  configuration, fixed before anyone reports, behind the public
+  ``make_randomizer(n_features, *, n_users=None, classes=None)``, which
+  first checks ``classes``: regressors and unsupervised estimators refuse
+  it (:meth:`_refuse_classes`), classifiers require it
+  (:meth:`LDPClassifierMixin._require_classes`) and receive it sorted.
+  Estimators whose configuration depends on the population size need
+  ``n_users`` and say so when it is missing; the others ignore it;
 - ``_fit_server(reports, rng)``: the server; it receives a
   :class:`~sklearn_ldp.randomizers.Reports` and never the raw data.
 
@@ -44,8 +46,14 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
-from .randomizers import Reports, config_fingerprint, describe_config_mismatch
-from .utils import check_server_random_state
+from .randomizers import (
+    Reports,
+    config_fingerprint,
+    describe_config_mismatch,
+    feature_map_seed,
+)
+from .randomizers._ldp_avg import PARTITION_SEED_TAG
+from .utils import check_server_random_state, public_seed
 
 
 class LDPEstimatorMixin:
@@ -59,21 +67,35 @@ class LDPEstimatorMixin:
     def make_randomizer(self, n_features, *, n_users=None, classes=None):
         """The users' randomizer: public configuration, fixed before anyone reports.
 
+        Checks the label set (classifiers require it, the others refuse it),
+        then builds the estimator's randomizer (``_make_randomizer``; the
+        estimator's docstring says what its configuration depends on).
+
         Parameters
         ----------
         n_features : int
             Number of raw features (public schema).
         n_users : int or None, default=None
             Public population size; needed only by estimators whose public
-            configuration depends on it.
+            configuration depends on it (such as ``degree='auto'`` or
+            ``n_components='auto'``), ignored by the others.
         classes : array-like or None, default=None
-            Public label set (classifiers only).
+            Public label set: required by classifiers, refused by the others.
 
         Returns
         -------
         randomizer : LocalRandomizer
         """
+        classes = self._check_classes(classes)
+        return self._make_randomizer(n_features, n_users, classes)
+
+    def _make_randomizer(self, n_features, n_users, classes):
+        """The randomizer of ``make_randomizer``, with ``classes`` checked."""
         raise NotImplementedError  # pragma: no cover - abstract
+
+    def _check_classes(self, classes):
+        """The public label set ``make_randomizer`` passes on: none here."""
+        self._refuse_classes(classes)
 
     def _refuse_classes(self, classes):
         if classes is not None:
@@ -174,6 +196,9 @@ class LDPRegressorMixin(LDPEstimatorMixin):
 class LDPClassifierMixin(LDPEstimatorMixin):
     """``fit(X, y)`` for LDP classifiers; the label set is public configuration."""
 
+    def _check_classes(self, classes):
+        return self._require_classes(classes)
+
     def _require_classes(self, classes):
         if classes is None:
             raise ValueError(
@@ -253,6 +278,77 @@ class LDPUnsupervisedMixin(LDPEstimatorMixin):
         return self._fit_simulated(X, None, None)
 
 
+class AnnouncedDegreeMixin:
+    """``make_randomizer`` of an estimator whose public degree may be ``'auto'``.
+
+    ``degree='auto'`` is resolved from the public population size before the
+    users reply and announced in the reports, with the public partition
+    seed; the server reads both back (:func:`announced_degree`). The
+    estimator implements ``_auto_degree(n_features, n_users)`` and
+    ``_build_randomizer(n_features, *, degree, seed)`` (``degree=None``:
+    ``self.degree``), and names what the degree chooses in
+    ``_auto_degree_chooses`` (for the error message).
+    """
+
+    _auto_degree_chooses = "the degree"
+
+    def _make_randomizer(self, n_features, n_users, classes):
+        degree = None
+        if self.degree == "auto":
+            if n_users is None:
+                raise ValueError(
+                    f"degree='auto' chooses {self._auto_degree_chooses} from the "
+                    "number of users: pass make_randomizer(n_features, n_users=...), "
+                    "or set an integer degree."
+                )
+            degree = self._auto_degree(int(n_features), int(n_users))
+        return self._build_randomizer(
+            n_features,
+            degree=degree,
+            seed=public_seed(self.random_state, PARTITION_SEED_TAG),
+        )
+
+    def _expected_randomizer(self, reports):
+        # degree='auto' was resolved and announced before the users replied,
+        # and so was the partition's public seed.
+        config = reports.config
+        return self._build_randomizer(
+            config.get("n_features"),
+            degree=announced_degree(self, config),
+            seed=config.get("public_seed"),
+        )
+
+
+class PublicFeatureMapMixin:
+    """``make_randomizer`` of an estimator whose users apply a seeded public feature map.
+
+    The map's public seed comes from an integer ``random_state`` (tagged
+    ``_feature_seed_tag``, apart from the users' noise); the server reads the
+    seed announced in the reports (a fresh one when ``random_state`` is
+    None). The estimator implements ``_build_randomizer(n_features, n_users,
+    seed)``.
+    """
+
+    def _make_randomizer(self, n_features, n_users, classes):
+        seed = public_seed(self.random_state, self._feature_seed_tag)
+        return self._build_randomizer(n_features, n_users, seed)
+
+    def _expected_randomizer(self, reports):
+        # The public seed is the one announced in the reports; the rest must
+        # match this estimator.
+        config = reports.config
+        seed = feature_map_seed(config)
+        if seed is None:
+            seed = public_seed(self.random_state, self._feature_seed_tag)
+        return self._build_randomizer(
+            config.get("n_features"), self._announced_population(reports), seed
+        )
+
+    def _announced_population(self, reports):
+        """The population size the configuration of ``reports`` was built for."""
+        return len(reports)
+
+
 def announced_degree(estimator, config):
     """The degree users were told, for an estimator with ``degree='auto'``.
 
@@ -278,10 +374,12 @@ def ldp_tags(tags, *, poor_score=True):
 
 
 __all__ = [
+    "AnnouncedDegreeMixin",
     "LDPClassifierMixin",
     "LDPEstimatorMixin",
     "LDPRegressorMixin",
     "LDPUnsupervisedMixin",
+    "PublicFeatureMapMixin",
     "announced_degree",
     "ldp_tags",
 ]

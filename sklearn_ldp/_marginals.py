@@ -155,22 +155,7 @@ default='piecewise'
         self.binarize = binarize
         self.random_state = random_state
 
-    def make_randomizer(self, n_features, *, n_users=None, classes=None):
-        """The users' randomizer (public configuration).
-
-        Parameters
-        ----------
-        n_features : int
-        n_users : int or None, default=None
-            Ignored (the configuration does not depend on the population).
-        classes : None
-            Refused (the estimator is unsupervised).
-
-        Returns
-        -------
-        randomizer : MarginalRandomizer
-        """
-        self._refuse_classes(classes)
+    def _make_randomizer(self, n_features, n_users, classes):
         return self._build_randomizer(
             n_features, seed=public_seed(self.random_state, PARTITION_SEED_TAG)
         )

@@ -21,14 +21,16 @@ from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import gen_batches
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 
 from ._base import (
     LDPEstimatorMixin,
     LDPRegressorMixin,
     LDPUnsupervisedMixin,
+    PublicFeatureMapMixin,
     ldp_tags,
 )
+from ._linear import LinearRegressorOutputMixin
 from .aggregation import (
     GroupedSums,
     SufficientStatistics,
@@ -39,17 +41,19 @@ from .aggregation import (
     median_of_means,
 )
 from .optim import l1_constrained_least_squares
-from .randomizers import GaussianRecordRandomizer, RandomProjection, feature_map_seed
+from .randomizers import GaussianRecordRandomizer, RandomProjection
 from .randomizers._feature_maps import PROJECTIONS
-from .utils import check_noise_random_state, public_seed
+from .utils import check_noise_random_state
 
 #: Tag of the public projection seed derived from an integer ``random_state``
 #: (:func:`~sklearn_ldp.utils.public_seed`).
 _PROJECTION_SEED_TAG = 0x5EED
 
 
-class _ProjectedLDPBase(LDPEstimatorMixin):
+class _ProjectedLDPBase(PublicFeatureMapMixin, LDPEstimatorMixin):
     """What the two projected estimators share: parameters, randomizer, streaming."""
+
+    _feature_seed_tag = _PROJECTION_SEED_TAG
 
     _projected_parameter_constraints = {
         **LDPEstimatorMixin._ldp_parameter_constraints,
@@ -112,37 +116,6 @@ class _ProjectedLDPBase(LDPEstimatorMixin):
         # distorts the geometry (||Phi^T x|| is only approximately ||x||):
         # with that many components the identity is strictly better.
         return "identity" if n_components >= n_features else "gaussian"
-
-    def make_randomizer(self, n_features, *, n_users=None, classes=None):
-        """The users' randomizer: public configuration, fixed before anyone reports.
-
-        Parameters
-        ----------
-        n_features : int
-        n_users : int or None, default=None
-            Public population size, used by ``n_components='auto'`` only;
-            the ``n_users`` parameter takes precedence.
-        classes : None
-            Not a classifier: must be None.
-
-        Returns
-        -------
-        randomizer : GaussianRecordRandomizer
-            With a :class:`~sklearn_ldp.randomizers.RandomProjection` feature
-            map whose public seed comes from ``random_state``.
-        """
-        self._refuse_classes(classes)
-        seed = public_seed(self.random_state, _PROJECTION_SEED_TAG)
-        return self._build_randomizer(n_features, n_users, seed)
-
-    def _expected_randomizer(self, reports):
-        # The public seed is the one announced in the reports (a fresh one
-        # when random_state is None); the rest must match this estimator.
-        config = reports.config
-        seed = feature_map_seed(config)
-        if seed is None:
-            seed = public_seed(self.random_state, _PROJECTION_SEED_TAG)
-        return self._build_randomizer(config.get("n_features"), len(reports), seed)
 
     def _build_randomizer(self, n_features, n_users, seed):
         n_users = self.n_users if self.n_users is not None else n_users
@@ -263,7 +236,11 @@ class _ProjectedLDPBase(LDPEstimatorMixin):
 
 
 class SparseLDPRegressor(
-    _ProjectedLDPBase, LDPRegressorMixin, RegressorMixin, BaseEstimator
+    _ProjectedLDPBase,
+    LDPRegressorMixin,
+    LinearRegressorOutputMixin,
+    RegressorMixin,
+    BaseEstimator,
 ):
     """l1-constrained linear regression under local DP by random projection.
 
@@ -506,21 +483,6 @@ class SparseLDPRegressor(
         self.coef_ = coef
         self.intercept_ = float(target_mean - feature_mean @ projected)
         self._set_projection_attributes(stats.n)
-
-    def predict(self, X):
-        """Predict with the linear model ``X @ coef_ + intercept_``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-        """
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        return X @ self.coef_ + self.intercept_
 
     def __sklearn_tags__(self):
         return ldp_tags(super().__sklearn_tags__())

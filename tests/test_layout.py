@@ -130,9 +130,13 @@ def _ldp_configs():
             n_features = 4 if name == "KWayMarginalsLDP" else 2
             classes = [0, 1] if issubclass(cls, ClassifierMixin) else None
             est = cls(random_state=0, **params)
-            yield name, params, est.make_randomizer(
-                n_features, n_users=10_000, classes=classes
-            ).get_config()
+            yield (
+                name,
+                params,
+                est.make_randomizer(
+                    n_features, n_users=10_000, classes=classes
+                ).get_config(),
+            )
 
 
 @pytest.mark.parametrize("name, params, config", list(_ldp_configs()))
