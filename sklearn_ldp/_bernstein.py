@@ -24,9 +24,10 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from ._base import LDPRegressorMixin, announced_degree, ldp_tags
+from ._base import AnnouncedDegreeMixin, LDPRegressorMixin, ldp_tags
+from ._linear import LinearRegressorOutputMixin
 from .aggregation import (
     bernstein_coefficients,
     estimate_grid_risk,
@@ -44,8 +45,7 @@ from .randomizers._bernstein import (
     residual_loss,
     scalar_mechanism,
 )
-from .randomizers._ldp_avg import PARTITION_SEED_TAG
-from .utils import check_finite_array, public_seed, warn_few_users
+from .utils import check_finite_array, warn_few_users
 
 #: Largest degree ``degree='auto'`` considers.
 _AUTO_MAX_DEGREE = 64
@@ -59,7 +59,12 @@ def grid_point_noise(mechanism, epsilon, degree, n_coef, n_users):
     users, each with ``Lap((k + 1)^q / epsilon)``.
     """
     n_grid = (degree + 1) ** n_coef
-    variance = float(scalar_mechanism(mechanism, epsilon, n_grid).variance(0.5))
+    if mechanism == "full_grid":
+        # The continuous Laplace variance 2 (G / epsilon)^2 (the lattice one is
+        # within 0.1% of it): no sampler table is built for every candidate.
+        variance = 2.0 * (n_grid / epsilon) ** 2
+    else:
+        variance = float(scalar_mechanism(mechanism, epsilon, n_grid).variance(0.5))
     users = n_users if mechanism == "full_grid" else n_users / n_grid
     return np.sqrt(variance / max(users, 1.0))
 
@@ -129,7 +134,13 @@ def _minimize_grid_risk(grid_risk, order, lower, upper):
     return bernstein_coef, lower + (upper - lower) * t_best
 
 
-class LocalBernsteinRegressor(LDPRegressorMixin, RegressorMixin, BaseEstimator):
+class LocalBernsteinRegressor(
+    AnnouncedDegreeMixin,
+    LDPRegressorMixin,
+    LinearRegressorOutputMixin,
+    RegressorMixin,
+    BaseEstimator,
+):
     """Linear regression under non-interactive local DP by the local Bernstein mechanism.
 
     Users evaluate a bounded loss of their own record at grid points of a
@@ -194,8 +205,8 @@ class LocalBernsteinRegressor(LDPRegressorMixin, RegressorMixin, BaseEstimator):
     y_bound : float, default=1.0
         Public bound on ``|y|``; users clip to it.
     random_state : int, RandomState instance or None, default=None
-        Randomness of the simulated users in ``fit`` (and of the public
-        partition seed).
+        Randomness of the simulated users in ``fit`` (and, from a separate
+        stream, of their public groups).
 
     Attributes
     ----------
@@ -242,6 +253,8 @@ class LocalBernsteinRegressor(LDPRegressorMixin, RegressorMixin, BaseEstimator):
     (4, array([0.5]), 0.1)
     """
 
+    _auto_degree_chooses = "the grid"
+
     _parameter_constraints = {
         **LDPRegressorMixin._ldp_parameter_constraints,
         "degree": [StrOptions({"auto"}), Interval(Integral, 1, None, closed="left")],
@@ -285,39 +298,12 @@ class LocalBernsteinRegressor(LDPRegressorMixin, RegressorMixin, BaseEstimator):
         self.y_bound = y_bound
         self.random_state = random_state
 
-    def make_randomizer(self, n_features, *, n_users=None, classes=None):
-        """The users' randomizer (public configuration).
+    def _build_randomizer(self, n_features, *, degree):
+        """The users' ``BernsteinLossRandomizer`` with an announced degree.
 
-        Parameters
-        ----------
-        n_features : int
-        n_users : int or None, default=None
-            Number of users; needed by ``degree='auto'``.
-        classes : None
-            Refused (a regressor has no label set).
-
-        Returns
-        -------
-        randomizer : BernsteinLossRandomizer
+        Each user draws its grid point from its own public stream, and the
+        reports carry it.
         """
-        self._refuse_classes(classes)
-        degree = None
-        if self.degree == "auto":
-            if n_users is None:
-                raise ValueError(
-                    "degree='auto' chooses the grid from the number of users: pass "
-                    "make_randomizer(n_features, n_users=...), or set an integer "
-                    "degree."
-                )
-            degree = self._auto_degree(int(n_features), int(n_users))
-        return self._build_randomizer(
-            n_features,
-            degree=degree,
-            seed=public_seed(self.random_state, PARTITION_SEED_TAG),
-        )
-
-    def _build_randomizer(self, n_features, *, degree, seed):
-        """The randomizer with an announced degree (None: ``self.degree``) and seed."""
         self._validate_params()
         n_coef = int(n_features) + int(self.fit_intercept)
         lower, upper = coefficient_box(self.coef_bounds, n_coef)
@@ -334,7 +320,6 @@ class LocalBernsteinRegressor(LDPRegressorMixin, RegressorMixin, BaseEstimator):
             y_bound=self.y_bound,
             huber_delta=self.huber_delta,
             loss_bound=self.loss_bound,
-            public_seed=seed,
         )
 
     def _auto_degree(self, n_features, n_users):
@@ -370,16 +355,6 @@ class LocalBernsteinRegressor(LDPRegressorMixin, RegressorMixin, BaseEstimator):
             self.mechanism,
             self.epsilon,
             approximation,
-        )
-
-    def _expected_randomizer(self, reports):
-        # degree='auto' was resolved and announced before the users replied,
-        # and so was the partition's public seed.
-        config = reports.config
-        return self._build_randomizer(
-            config.get("n_features"),
-            degree=announced_degree(self, config),
-            seed=config.get("public_seed"),
         )
 
     def _fit_server(self, reports, rng):
@@ -436,21 +411,6 @@ class LocalBernsteinRegressor(LDPRegressorMixin, RegressorMixin, BaseEstimator):
         lower, upper = self.coef_bounds_
         t = (coefs - lower) / (upper - lower)
         return self.loss_bound_ * evaluate_bernstein(self.bernstein_coef_, t)
-
-    def predict(self, X):
-        """Linear prediction ``X @ coef_ + intercept_``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-        """
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        return X @ self.coef_ + self.intercept_
 
     def __sklearn_tags__(self):
         return ldp_tags(super().__sklearn_tags__(), poor_score=True)

@@ -11,20 +11,21 @@ label-linear oracle and its multipliers in
 :class:`~sklearn_ldp.randomizers.GaussianCopiesRandomizer`.
 """
 
-from functools import partial
-from numbers import Integral, Real
+from numbers import Real
 from typing import NamedTuple
 
 import numpy as np
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Hidden, Interval, StrOptions
-from sklearn.utils.metaestimators import available_if
 
-from ._base import LDPClassifierMixin, LDPEstimatorMixin, ldp_tags
-from ._linear import LinearClassifierOutputMixin
+from ._base import LDPClassifierMixin, ldp_tags
+from ._linear import (
+    LinearClassifierOutputMixin,
+    MultinomialProbaMixin,
+    PolynomialOracleClassifierMixin,
+)
 from .aggregation import (
-    AUTO_DEGREES,
     GLMGradientOracle,
     PolynomialGradientOracle,
     SmoothedQuantileDerivative,
@@ -34,17 +35,12 @@ from .aggregation import (
     fission_linear_multiplier,
     fission_smoothed_quantile_multiplier,
     linear_label_parts,
-    pilot_second_moment,
     polynomial_approximation,
     power_copies_multiplier,
     product_copies_multiplier,
-    select_degree,
 )
 from .losses import DerivativeMarginLoss, check_convex_derivative, get_loss
-from .optim import minimize_on_ball
 from .randomizers import (
-    GaussianCopiesRandomizer,
-    GaussianRecordRandomizer,
     clip_l2,
     encode_labels,
 )
@@ -207,7 +203,12 @@ def _scored_fission_oracle(degree, *, z_norm, **oracle_args):
 
 
 class GLMLDPClassifier(
-    LDPClassifierMixin, LinearClassifierOutputMixin, ClassifierMixin, BaseEstimator
+    PolynomialOracleClassifierMixin,
+    LDPClassifierMixin,
+    LinearClassifierOutputMixin,
+    MultinomialProbaMixin,
+    ClassifierMixin,
+    BaseEstimator,
 ):
     """Linear classifier with a generalized linear loss under local DP.
 
@@ -360,26 +361,18 @@ class GLMLDPClassifier(
     """
 
     _parameter_constraints = {
-        **LDPEstimatorMixin._ldp_parameter_constraints,
-        "delta": [Interval(Real, 0, 1, closed="neither")],
+        **PolynomialOracleClassifierMixin._oracle_parameter_constraints,
         # 'huber' passes validation only to be refused with a pointer to
         # 'modified_huber' (it names the regression loss).
         "loss": [StrOptions(set(GLM_LOSSES)), Hidden(StrOptions({"huber"})), callable],
         "derivative_lipschitz": [Interval(Real, 0, None, closed="neither"), None],
-        "degree": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "smoothing": [
             Interval(Real, 0, None, closed="neither"),
             StrOptions({"auto"}),
             None,
         ],
         "approximation": [StrOptions({"chebyshev", "bernstein", "smoothed_quantile"})],
-        "coef_norm": [Interval(Real, 0, None, closed="neither")],
-        "data_norm": [Interval(Real, 0, None, closed="neither")],
         "alpha": [Interval(Real, 0, None, closed="left")],
-        "fit_intercept": ["boolean"],
-        "solver": [StrOptions({"gd", "sigm"})],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
-        "calibration": [StrOptions({"analytic", "paper"})],
     }
 
     def __init__(
@@ -419,51 +412,18 @@ class GLMLDPClassifier(
 
     # -- client -------------------------------------------------------------
 
-    def make_randomizer(self, n_features, *, n_users=None, classes=None):
-        """The users' randomizer (public configuration).
-
-        Parameters
-        ----------
-        n_features : int
-        n_users : int or None, default=None
-            Ignored (the configuration does not depend on the population).
-        classes : array-like
-            Public label set (required).
-
-        Returns
-        -------
-        randomizer : GaussianRecordRandomizer or GaussianCopiesRandomizer
-        """
-        classes = self._require_classes(classes)
+    def _make_randomizer(self, n_features, n_users, classes):
         _margin_loss(self.loss, self.derivative_lipschitz)  # refuse before reports
-        if self.calibration == "paper":
-            if self.degree == "auto":
-                raise ValueError(
-                    "degree='auto' needs calibration='analytic': in the paper's "
-                    "protocols the degree fixes the size of every user's report, so "
-                    "it must be chosen before any data is seen."
-                )
-            return GaussianCopiesRandomizer(
-                n_features,
-                epsilon=self.epsilon,
-                delta=self.delta,
-                degree=self.degree,
-                protocol=(
-                    "power_copies"
-                    if self.approximation == "chebyshev"
-                    else "product_copies"
-                ),
-                data_norm=self.data_norm,
-                classes=classes,
+        if self.calibration == "paper" and self.degree == "auto":
+            raise ValueError(
+                "degree='auto' needs calibration='analytic': in the paper's "
+                "protocols the degree fixes the size of every user's report, so "
+                "it must be chosen before any data is seen."
             )
-        return GaussianRecordRandomizer(
-            n_features,
-            epsilon=self.epsilon,
-            delta=self.delta,
-            data_norm=self.data_norm,
-            classes=classes,
-            calibration="analytic",
+        protocol = (
+            "power_copies" if self.approximation == "chebyshev" else "product_copies"
         )
+        return self._report_randomizer(n_features, classes, protocol)
 
     # -- server -------------------------------------------------------------
 
@@ -506,31 +466,19 @@ class GLMLDPClassifier(
                 "approximation": self.approximation,
                 "rng": rng,
             }
-            degree = self.degree
-            if degree == "auto":
-                degree = select_degree(
-                    partial(_scored_fission_oracle, z_norm=z_norm, **oracle_args),
-                    AUTO_DEGREES,
-                    radius=radius,
-                    rng=rng,
-                )
+            degree = self._analytic_degree(
+                _scored_fission_oracle, oracle_args, z_norm, radius, rng
+            )
             oracle, approx = _fission_oracle(degree, **oracle_args)
 
         n_features = x.shape[-1]
         l2_penalty = np.full((oracle.dim, 1), float(self.alpha))
         l2_penalty[n_features:] = 0.0  # the intercept is not penalized
-        W, n_iter = minimize_on_ball(
+        W, n_iter = self._minimize(
             oracle,
-            solver=self.solver,
             smoothness=approx.smoothness * z_norm**2 + self.alpha,
             radius=radius,
-            max_iter=self.max_iter,
             rng=rng,
-            user_second_moment=(
-                pilot_second_moment(oracle, radius, rng)
-                if self.solver == "sigm"
-                else None
-            ),
             l2_penalty=l2_penalty,
         )
         self.degree_ = int(degree)
@@ -543,45 +491,13 @@ class GLMLDPClassifier(
 
     # -- prediction -----------------------------------------------------------
 
-    def _is_logistic(self):
-        return self.loss == "logistic"
-
-    @available_if(_is_logistic)
-    def predict_proba(self, X):
-        """Class probabilities of the logistic model (``loss='logistic'`` only).
-
-        Two classes: ``sigmoid(score)``. More: one-vs-rest sigmoids
-        normalized to sum to one, as scikit-learn's one-vs-rest logistic
-        regression.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
-        """
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            positive = expit(scores)
-            return np.column_stack([1.0 - positive, positive])
+    def _multiclass_proba(self, scores):
+        # One-vs-rest sigmoids normalized to sum to one.
         proba = expit(scores)
         return proba / proba.sum(axis=1, keepdims=True)
 
-    @available_if(_is_logistic)
-    def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba`.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        log_proba : ndarray of shape (n_samples, n_classes)
-        """
-        return np.log(self.predict_proba(X))
+    def _log_proba(self, scores):
+        return np.log(self._proba(scores))
 
     def __sklearn_tags__(self):
         tags = ldp_tags(super().__sklearn_tags__())

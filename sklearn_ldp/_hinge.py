@@ -9,27 +9,22 @@ gradient on the server; ALGORITHMS.md section 2. The oracle is
 :class:`~sklearn_ldp.randomizers.GaussianCopiesRandomizer`.
 """
 
-from functools import partial
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._base import LDPClassifierMixin, LDPEstimatorMixin, ldp_tags
-from ._linear import LinearClassifierOutputMixin
+from ._base import LDPClassifierMixin, ldp_tags
+from ._linear import LinearClassifierOutputMixin, PolynomialOracleClassifierMixin
 from .aggregation import (
-    AUTO_DEGREES,
     PolynomialGradientOracle,
     approximation_error,
     bernstein_product_terms,
-    pilot_second_moment,
     polynomial_approximation,
-    select_degree,
 )
 from .losses import SmoothedHingeLoss
-from .optim import minimize_on_ball
-from .randomizers import GaussianCopiesRandomizer, GaussianRecordRandomizer, clip_l2
+from .randomizers import clip_l2
 
 
 def smoothed_hinge(t, smoothing):
@@ -114,7 +109,11 @@ def _product_oracle(
 
 
 class HingeLDPClassifier(
-    LDPClassifierMixin, LinearClassifierOutputMixin, ClassifierMixin, BaseEstimator
+    PolynomialOracleClassifierMixin,
+    LDPClassifierMixin,
+    LinearClassifierOutputMixin,
+    ClassifierMixin,
+    BaseEstimator,
 ):
     """Binary linear classifier with the smoothed hinge loss under local DP.
 
@@ -233,17 +232,9 @@ class HingeLDPClassifier(
     """
 
     _parameter_constraints = {
-        **LDPEstimatorMixin._ldp_parameter_constraints,
-        "delta": [Interval(Real, 0, 1, closed="neither")],
-        "degree": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
+        **PolynomialOracleClassifierMixin._oracle_parameter_constraints,
         "smoothing": [Interval(Real, 0, None, closed="neither")],
         "approximation": [StrOptions({"chebyshev", "bernstein"})],
-        "coef_norm": [Interval(Real, 0, None, closed="neither")],
-        "data_norm": [Interval(Real, 0, None, closed="neither")],
-        "fit_intercept": ["boolean"],
-        "solver": [StrOptions({"gd", "sigm"})],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
-        "calibration": [StrOptions({"analytic", "paper"})],
     }
 
     def __init__(
@@ -275,52 +266,20 @@ class HingeLDPClassifier(
         self.calibration = calibration
         self.random_state = random_state
 
-    def make_randomizer(self, n_features, *, n_users=None, classes=None):
-        """The users' randomizer (public configuration).
-
-        Parameters
-        ----------
-        n_features : int
-        n_users : int or None, default=None
-            Ignored (the configuration does not depend on the population).
-        classes : array-like of two labels
-            Public label set (required).
-
-        Returns
-        -------
-        randomizer : GaussianRecordRandomizer or GaussianCopiesRandomizer
-        """
-        classes = self._require_classes(classes)
+    def _make_randomizer(self, n_features, n_users, classes):
         if len(classes) != 2:
             raise ValueError(
                 "Only binary classification is supported. HingeLDPClassifier got "
                 f"{len(classes)} classes {classes.tolist()[:10]}; use one classifier "
                 "per class (one-vs-rest), each with its own privacy budget."
             )
-        if self.calibration == "paper":
-            if self.degree == "auto":
-                raise ValueError(
-                    "degree='auto' needs calibration='analytic': in the paper's "
-                    "protocol the degree fixes the size of every user's report, so "
-                    "it must be chosen before any data is seen."
-                )
-            return GaussianCopiesRandomizer(
-                n_features,
-                epsilon=self.epsilon,
-                delta=self.delta,
-                degree=self.degree,
-                protocol="product_copies",
-                data_norm=self.data_norm,
-                classes=classes,
+        if self.calibration == "paper" and self.degree == "auto":
+            raise ValueError(
+                "degree='auto' needs calibration='analytic': in the paper's "
+                "protocol the degree fixes the size of every user's report, so "
+                "it must be chosen before any data is seen."
             )
-        return GaussianRecordRandomizer(
-            n_features,
-            epsilon=self.epsilon,
-            delta=self.delta,
-            data_norm=self.data_norm,
-            classes=classes,
-            calibration="analytic",
-        )
+        return self._report_randomizer(n_features, classes, "product_copies")
 
     # -- server -----------------------------------------------------------
 
@@ -348,29 +307,17 @@ class HingeLDPClassifier(
                 "sigma_x": float(config["sigma_x"]) / data_norm,
                 "sigma_y": float(config["sigma_y"]),
             }
-            degree = self.degree
-            if degree == "auto":
-                degree = select_degree(
-                    partial(_scored_fission_oracle, z_norm=z_norm, **oracle_args),
-                    AUTO_DEGREES,
-                    radius=radius,
-                    rng=rng,
-                )
+            degree = self._analytic_degree(
+                _scored_fission_oracle, oracle_args, z_norm, radius, rng
+            )
             oracle, coef = _fission_oracle(degree, **oracle_args)
 
-        w, n_iter = minimize_on_ball(
+        w, n_iter = self._minimize(
             oracle,
-            solver=self.solver,
             # f_beta'' <= 1 / (2 beta) and ||z||^2 <= z_norm^2.
             smoothness=z_norm**2 * loss.curvature,
             radius=radius,
-            max_iter=self.max_iter,
             rng=rng,
-            user_second_moment=(
-                pilot_second_moment(oracle, radius, rng)
-                if self.solver == "sigm"
-                else None
-            ),
         )
         n_features = reports["x"].shape[-1]
         self.degree_ = int(degree)

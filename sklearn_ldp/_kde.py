@@ -21,7 +21,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import LDPUnsupervisedMixin, announced_degree
+from ._base import AnnouncedDegreeMixin, LDPUnsupervisedMixin
 from .aggregation import (
     estimate_vector_mean,
     kernel_density,
@@ -29,9 +29,9 @@ from .aggregation import (
     trigonometric_coefficients,
 )
 from .randomizers import TrigonometricRandomizer
-from .randomizers._ldp_avg import PARTITION_SEED_TAG, VECTOR_MECHANISMS
+from .randomizers._ldp_avg import VECTOR_MECHANISMS
 from .randomizers._trigonometric import check_box
-from .utils import public_seed, warn_few_users
+from .utils import warn_few_users
 
 #: ``degree='auto'``: the largest ``t <= _AUTO_MAX_DEGREE`` giving every
 #: coordinate at least ``_AUTO_USERS_PER_COORDINATE`` users.
@@ -56,7 +56,7 @@ def _bandwidth(bandwidth, n_users, n_features):
     return float(bandwidth)
 
 
-class KernelDensityLDP(LDPUnsupervisedMixin, BaseEstimator):
+class KernelDensityLDP(AnnouncedDegreeMixin, LDPUnsupervisedMixin, BaseEstimator):
     """Gaussian kernel density estimation under local DP (local trigonometric mechanism).
 
     The private counterpart of :class:`sklearn.neighbors.KernelDensity`:
@@ -142,10 +142,12 @@ default='piecewise'
     >>> X = np.clip(rng.normal(0, 0.3, size=(50_000, 1)), -1, 1)
     >>> kde = KernelDensityLDP(epsilon=2.0, bandwidth=0.2, random_state=0).fit(X)
     >>> np.exp(kde.score_samples([[0.0], [0.6]])).round(2)  # scikit-learn: 1.11, 0.27
-    array([1.15, 0.26])
+    array([1.12, 0.26])
     >>> kde.set_params(bandwidth=0.4).score_samples([[0.0]]).round(2)  # same reports
-    array([-0.21])
+    array([-0.22])
     """
+
+    _auto_degree_chooses = "t"
 
     _parameter_constraints = {
         **LDPUnsupervisedMixin._ldp_parameter_constraints,
@@ -178,39 +180,15 @@ default='piecewise'
         self.density_floor = density_floor
         self.random_state = random_state
 
-    def make_randomizer(self, n_features, *, n_users=None, classes=None):
-        """The users' randomizer (public configuration).
+    def _auto_degree(self, n_features, n_users):
+        return auto_degree(n_users, n_features)
 
-        Parameters
-        ----------
-        n_features : int
-        n_users : int or None, default=None
-            Number of users; needed by ``degree='auto'``.
-        classes : None
-            Refused (the estimator is unsupervised).
+    def _build_randomizer(self, n_features, *, degree):
+        """The users' ``TrigonometricRandomizer`` with an announced degree.
 
-        Returns
-        -------
-        randomizer : TrigonometricRandomizer
+        Each user draws its coordinate from its own public stream, and the
+        reports carry it.
         """
-        self._refuse_classes(classes)
-        degree = None
-        if self.degree == "auto":
-            if n_users is None:
-                raise ValueError(
-                    "degree='auto' chooses t from the number of users: pass "
-                    "make_randomizer(n_features, n_users=...), or set an integer "
-                    "degree."
-                )
-            degree = auto_degree(int(n_users), int(n_features))
-        return self._build_randomizer(
-            n_features,
-            degree=degree,
-            seed=public_seed(self.random_state, PARTITION_SEED_TAG),
-        )
-
-    def _build_randomizer(self, n_features, *, degree, seed):
-        """The randomizer with an announced degree (None: ``self.degree``) and seed."""
         self._validate_params()
         lower, upper = check_box(self.bounds, int(n_features))
         return TrigonometricRandomizer(
@@ -220,17 +198,6 @@ default='piecewise'
             lower=lower,
             upper=upper,
             mechanism=self.mechanism,
-            public_seed=seed,
-        )
-
-    def _expected_randomizer(self, reports):
-        # degree='auto' was resolved and announced before the users replied,
-        # and so was the partition's public seed.
-        config = reports.config
-        return self._build_randomizer(
-            config.get("n_features"),
-            degree=announced_degree(self, config),
-            seed=config.get("public_seed"),
         )
 
     def _fit_server(self, reports, rng):

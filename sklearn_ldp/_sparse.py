@@ -21,14 +21,17 @@ from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import gen_batches
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 
 from ._base import (
     LDPEstimatorMixin,
     LDPRegressorMixin,
     LDPUnsupervisedMixin,
+    PublicFeatureMapMixin,
     ldp_tags,
+    warn_if_large_delta,
 )
+from ._linear import LinearRegressorOutputMixin
 from .aggregation import (
     GroupedSums,
     SufficientStatistics,
@@ -39,17 +42,22 @@ from .aggregation import (
     median_of_means,
 )
 from .optim import l1_constrained_least_squares
-from .randomizers import GaussianRecordRandomizer, RandomProjection, feature_map_seed
+from .randomizers import (
+    GaussianRecordRandomizer,
+    RandomProjection,
+    check_client_random_state,
+)
 from .randomizers._feature_maps import PROJECTIONS
-from .utils import check_noise_random_state, public_seed
 
 #: Tag of the public projection seed derived from an integer ``random_state``
 #: (:func:`~sklearn_ldp.utils.public_seed`).
 _PROJECTION_SEED_TAG = 0x5EED
 
 
-class _ProjectedLDPBase(LDPEstimatorMixin):
+class _ProjectedLDPBase(PublicFeatureMapMixin, LDPEstimatorMixin):
     """What the two projected estimators share: parameters, randomizer, streaming."""
+
+    _feature_seed_tag = _PROJECTION_SEED_TAG
 
     _projected_parameter_constraints = {
         **LDPEstimatorMixin._ldp_parameter_constraints,
@@ -113,39 +121,15 @@ class _ProjectedLDPBase(LDPEstimatorMixin):
         # with that many components the identity is strictly better.
         return "identity" if n_components >= n_features else "gaussian"
 
-    def make_randomizer(self, n_features, *, n_users=None, classes=None):
-        """The users' randomizer: public configuration, fixed before anyone reports.
-
-        Parameters
-        ----------
-        n_features : int
-        n_users : int or None, default=None
-            Public population size, used by ``n_components='auto'`` only;
-            the ``n_users`` parameter takes precedence.
-        classes : None
-            Not a classifier: must be None.
-
-        Returns
-        -------
-        randomizer : GaussianRecordRandomizer
-            With a :class:`~sklearn_ldp.randomizers.RandomProjection` feature
-            map whose public seed comes from ``random_state``.
-        """
-        self._refuse_classes(classes)
-        seed = public_seed(self.random_state, _PROJECTION_SEED_TAG)
-        return self._build_randomizer(n_features, n_users, seed)
-
-    def _expected_randomizer(self, reports):
-        # The public seed is the one announced in the reports (a fresh one
-        # when random_state is None); the rest must match this estimator.
-        config = reports.config
-        seed = feature_map_seed(config)
-        if seed is None:
-            seed = public_seed(self.random_state, _PROJECTION_SEED_TAG)
-        return self._build_randomizer(config.get("n_features"), len(reports), seed)
+    def _announced_population(self, reports):
+        # The population that sized n_components='auto', as announced: never
+        # the number of reports received, which anyone can change by sending
+        # more (or which validation lowers by dropping some).
+        return reports.config.get("n_users", len(reports))
 
     def _build_randomizer(self, n_features, n_users, seed):
         n_users = self.n_users if self.n_users is not None else n_users
+        planned = None
         if self.projection == "identity":
             n_components = n_features
         elif self.n_components == "auto":
@@ -155,6 +139,7 @@ class _ProjectedLDPBase(LDPEstimatorMixin):
                     "n_users, or give an integer n_components."
                 )
             n_components = self._auto_components(n_features, n_users)
+            planned = n_users
         else:
             n_components = min(int(self.n_components), n_features)
         projection = RandomProjection(
@@ -175,6 +160,7 @@ class _ProjectedLDPBase(LDPEstimatorMixin):
             feature_map=projection,
             feature_norm=feature_norm,
             calibration=self.calibration,
+            n_users=planned,
         )
 
     def _fit_simulated(self, X, y, classes):
@@ -189,7 +175,12 @@ class _ProjectedLDPBase(LDPEstimatorMixin):
     def _start_simulation(self, X):
         n_users = self.n_users if self.n_users is not None else X.shape[0]
         randomizer = self.make_randomizer(X.shape[1], n_users=X.shape[0])
-        noise = check_noise_random_state(self.random_state)
+        # The source randomize(random_state=self.random_state) would use, so
+        # the chunks get the noise of one randomize call on every user.
+        noise = check_client_random_state(self.random_state)
+        # Simulated users run the published randomizer: nothing to reject.
+        self.n_reports_rejected_ = 0
+        warn_if_large_delta(randomizer.delta, n_users, stacklevel=5)
         self._start_server(randomizer, n_users, noise)
 
     def _simulate(self, X, y):
@@ -263,7 +254,11 @@ class _ProjectedLDPBase(LDPEstimatorMixin):
 
 
 class SparseLDPRegressor(
-    _ProjectedLDPBase, LDPRegressorMixin, RegressorMixin, BaseEstimator
+    _ProjectedLDPBase,
+    LDPRegressorMixin,
+    LinearRegressorOutputMixin,
+    RegressorMixin,
+    BaseEstimator,
 ):
     """l1-constrained linear regression under local DP by random projection.
 
@@ -506,21 +501,6 @@ class SparseLDPRegressor(
         self.coef_ = coef
         self.intercept_ = float(target_mean - feature_mean @ projected)
         self._set_projection_attributes(stats.n)
-
-    def predict(self, X):
-        """Predict with the linear model ``X @ coef_ + intercept_``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-        """
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        return X @ self.coef_ + self.intercept_
 
     def __sklearn_tags__(self):
         return ldp_tags(super().__sklearn_tags__())

@@ -107,7 +107,8 @@ def test_no_paper_labels_in_public_options():
 
 
 def test_lazy_exports_match_all():
-    assert set(sklearn_ldp.__all__) == {*sklearn_ldp._ESTIMATORS, "PrivacyLeakWarning"}
+    warnings = {"InvalidReportWarning", "LargeDeltaWarning", "PrivacyLeakWarning"}
+    assert set(sklearn_ldp.__all__) == {*sklearn_ldp._ESTIMATORS, *warnings}
     for name in sklearn_ldp.__all__:
         assert name in dir(sklearn_ldp)
     with pytest.raises(AttributeError, match="no attribute 'Nope'"):
@@ -130,9 +131,13 @@ def _ldp_configs():
             n_features = 4 if name == "KWayMarginalsLDP" else 2
             classes = [0, 1] if issubclass(cls, ClassifierMixin) else None
             est = cls(random_state=0, **params)
-            yield name, params, est.make_randomizer(
-                n_features, n_users=10_000, classes=classes
-            ).get_config()
+            yield (
+                name,
+                params,
+                est.make_randomizer(
+                    n_features, n_users=10_000, classes=classes
+                ).get_config(),
+            )
 
 
 @pytest.mark.parametrize("name, params, config", list(_ldp_configs()))

@@ -70,24 +70,28 @@ class FieldSupport:
         Per-user shape of the field (``()`` for one number per user).
     low, high : float or array-like
         Elementwise bounds, broadcastable to ``shape``.
-    step : float
+    step : float or array-like
         Every value is an exact multiple of ``step`` (the lattice
-        granularity, or 1 for integer fields and bits).
+        granularity, or 1 for integer fields and bits); elementwise like
+        the bounds.
     """
 
     def __init__(self, shape, low, high, step):
         self.shape = tuple(int(v) for v in shape)
         self.low = np.asarray(low, dtype=np.float64)
         self.high = np.asarray(high, dtype=np.float64)
-        self.step = float(step)
+        self.step = np.asarray(step, dtype=np.float64)
 
     def check(self, values):
         """Per-row reason codes: 0 valid, 1 not finite, 2 off the lattice, 3 out of range."""
         values = np.asarray(values)
         n = values.shape[0]
-        flat = values.reshape(n, -1).astype(np.float64, copy=False)
+        # Explicit width: reshape(0, -1) fails when every row was already rejected.
+        width = int(np.prod(values.shape[1:], dtype=np.int64))
+        flat = values.reshape(n, width).astype(np.float64, copy=False)
         finite = np.isfinite(flat).all(axis=1)
-        ratio = flat / self.step
+        step = np.broadcast_to(self.step, self.shape).reshape(1, -1)
+        ratio = flat / step
         with np.errstate(invalid="ignore"):
             lattice = (ratio == np.rint(ratio)).all(axis=1)
             low = np.broadcast_to(self.low, self.shape).reshape(1, -1)
@@ -183,7 +187,9 @@ class LocalRandomizer:
             codes[pending] = field.check(values[pending])
         reasons = {
             REJECTION_REASONS[code]: int(count)
-            for code, count in zip(*np.unique(codes[codes > 0], return_counts=True))
+            for code, count in zip(
+                *np.unique(codes[codes > 0], return_counts=True), strict=True
+            )
         }
         return codes == 0, reasons
 

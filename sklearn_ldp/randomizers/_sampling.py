@@ -36,8 +36,6 @@ import numpy as np
 _NOISE_STREAM_TAG = 0x4C445020  # "LDP ", as utils.check_noise_random_state
 _PUBLIC_STREAM_TAG = 0x50554243  # "PUBC"
 _TWO_64 = 2.0**64
-#: Leading bits of a word that index the guide table of an IntegerSampler.
-_GUIDE_BITS = 18
 #: Unit roundoff of float64.
 _UNIT_ROUNDOFF = 2.0**-53
 
@@ -89,14 +87,34 @@ class NoiseSource:
     def bernoulli(self, prob):
         """Bits with ``P[True] = ceil(prob * 2**64) / 2**64`` (prob clipped to [0, 1]).
 
-        The realized probability is within ``2**-64`` of ``prob``; a word
-        is compared with an integer threshold, no float draw is involved.
+        The realized probability is within ``2**-64`` of ``prob``: a word ``w``
+        is True when ``w < prob 2**64``, decided exactly by comparing its top
+        53 bits with ``prob 2**53`` (both exact in float64) and, on a tie,
+        its low 11 bits with the fraction left over.
         """
         prob = np.clip(np.asarray(prob, dtype=np.float64), 0.0, 1.0)
-        scaled = np.ceil(np.ldexp(prob, 64))
-        certain = scaled >= _TWO_64
-        threshold = np.where(certain, 0.0, scaled).astype(np.uint64)
-        return (self.words(prob.shape) < threshold) | certain
+        words = self.words(prob.shape).ravel()
+        high = (words >> np.uint64(11)).astype(np.float64)
+        scaled = prob.ravel() * 2.0**53
+        whole = np.floor(scaled)
+        bits = high < whole
+        tie = np.flatnonzero(high == whole)
+        if tie.size:
+            low = (words[tie] & np.uint64(0x7FF)).astype(np.float64)
+            bits[tie] = low < (scaled[tie] - whole[tie]) * 2048.0
+        return bits.reshape(prob.shape)
+
+    def rounding_coins(self, fraction):
+        """Bits with ``P[True] = ceil(fraction 2**53) / 2**53``, for randomized rounding.
+
+        Cheaper than :meth:`bernoulli` (one comparison of the word's top 53
+        bits). Meant for pre-processing an input onto the lattice, where the
+        coin's probability only decides the rounding's bias (below
+        ``2**-53`` lattice steps), never the guarantee.
+        """
+        fraction = np.asarray(fraction, dtype=np.float64)
+        high = (self.words(fraction.shape) >> np.uint64(11)).astype(np.float64)
+        return high < fraction * 2.0**53
 
     def integers(self, n, size):
         """Uniform integers in ``[0, n)`` (``n < 2**31``), from one word each.
@@ -154,8 +172,8 @@ def check_client_random_state(random_state):
 class IntegerSampler:
     """A distribution on ``offset + {0, ..., n-1}`` with weights summing to ``2**64``.
 
-    A draw is ``offset + (number of cumulative weights <= w)`` for one
-    uniform 64-bit word ``w``, so value ``offset + j`` has probability exactly
+    A draw reads one uniform 64-bit word through an exact alias table
+    (:func:`_alias_table`), so value ``offset + j`` has probability exactly
     ``weights[j] / 2**64``.
 
     Parameters
@@ -177,18 +195,7 @@ class IntegerSampler:
             raise ValueError("weights must be non-negative and sum to 2**64.")
         self.offset = int(offset)
         self.weights = weights
-        cumulative = np.cumsum(np.array(weights, dtype=np.uint64))  # wraps to 0 last
-        self._thresholds = cumulative[:-1]
-        # Guide table (Chen and Asau): the top _GUIDE_BITS bits of a word fix
-        # the range [lo, hi] its index lies in; most ranges have hi - lo <= 1.
-        starts = np.arange(2**_GUIDE_BITS, dtype=np.uint64) << np.uint64(
-            64 - _GUIDE_BITS
-        )
-        ends = starts | np.uint64(2 ** (64 - _GUIDE_BITS) - 1)
-        self._guide_lo = np.searchsorted(self._thresholds, starts, side="right")
-        self._guide_span = (
-            np.searchsorted(self._thresholds, ends, side="right") - self._guide_lo
-        )
+        self._bits, self._accept, self._alias = _alias_table(weights)
         self.tv_bound = float(tv_bound)
         self.max_relative_error = float(max_relative_error)
 
@@ -210,15 +217,41 @@ class IntegerSampler:
     def sample(self, source, size):
         """Draws as an ``int64`` array of shape ``size``."""
         words = source.words(size)
-        flat = words.ravel()
-        bucket = (flat >> np.uint64(64 - _GUIDE_BITS)).astype(np.intp)
-        index = self._guide_lo[bucket]
-        span = self._guide_span[bucket]
-        one = np.flatnonzero(span == 1)
-        index[one] += self._thresholds[index[one]] <= flat[one]
-        many = np.flatnonzero(span > 1)
-        index[many] = np.searchsorted(self._thresholds, flat[many], side="right")
-        return (index.reshape(words.shape) + self.offset).astype(np.int64)
+        bucket = (words >> np.uint64(64 - self._bits)).astype(np.intp)
+        remainder = words & np.uint64(2 ** (64 - self._bits) - 1)
+        index = np.where(remainder < self._accept[bucket], bucket, self._alias[bucket])
+        return index + self.offset
+
+
+def _alias_table(weights):
+    """Walker's alias table for integer weights summing to ``2**64``, exactly.
+
+    With ``2**k`` buckets of capacity ``c = 2**(64 - k)``, bucket ``i`` keeps
+    outcome ``i`` when the low ``64 - k`` bits of the word are below
+    ``accept[i]`` and gives ``alias[i]`` otherwise, so outcome ``j`` has
+    probability ``(accept[j] + sum_{i: alias[i] = j} (c - accept[i])) / 2**64
+    = weights[j] / 2**64`` (Vose's construction in integer arithmetic: no
+    rounding). A draw is one word, two table reads and a comparison.
+    """
+    n = len(weights)
+    bits = max(1, int(np.ceil(np.log2(n))))
+    size, capacity = 2**bits, 2 ** (64 - bits)
+    remaining = list(weights) + [0] * (size - n)
+    accept = [capacity] * size
+    alias = list(range(size))
+    small = [j for j in range(size) if remaining[j] < capacity]
+    large = [j for j in range(size) if remaining[j] >= capacity]
+    while small and large:
+        low, high = small.pop(), large.pop()
+        accept[low], alias[low] = remaining[low], high
+        remaining[high] -= capacity - remaining[low]
+        (small if remaining[high] < capacity else large).append(high)
+    # What is left holds exactly one bucket's capacity (exact integer sums):
+    # those buckets keep accept = capacity, so they always keep their own
+    # outcome (every remainder is below the capacity).
+    accept_array = np.array(accept, dtype=np.uint64)
+    alias_array = np.array(alias, dtype=np.int64)
+    return bits, accept_array, alias_array
 
 
 def _integer_weights(probabilities, anchor):

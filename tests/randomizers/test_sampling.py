@@ -16,9 +16,9 @@ from sklearn_ldp.randomizers._sampling import (
 
 
 def test_secure_source_ignores_numpy_global_state():
-    np.random.seed(0)
+    np.random.seed(0)  # noqa: NPY002 (the global state under test)
     a = NoiseSource().words(4)
-    np.random.seed(0)
+    np.random.seed(0)  # noqa: NPY002 (the global state under test)
     b = NoiseSource().words(4)
     assert not np.array_equal(a, b)
     assert check_client_random_state(None).secure
@@ -82,7 +82,7 @@ def test_discrete_laplace_is_the_clamped_two_sided_geometric():
     # Dominated by the 2**-64 resolution at the smallest probability.
     assert sampler.max_relative_error < 2 * 2.0**-64 / ideal.min() + 1e-14
     # Ratio of neighbouring probabilities is exactly the ideal one up to that error.
-    ratios = p[m + 1 : -2] / p[m : -3]
+    ratios = p[m + 1 : -2] / p[m:-3]
     np.testing.assert_allclose(ratios, q, rtol=3 * sampler.max_relative_error)
 
 
