@@ -32,6 +32,7 @@ from sklearn.linear_model import LinearRegression
 
 from benchmarks._baselines import (
     DELTA,
+    DELTA_NOTE,
     GaussianLeastSquares,
     laplace_records,
     nonprivate,
@@ -168,7 +169,7 @@ def notes(table, run):
         "(excess 0 up to rounding); `naive Laplace + OLS` = every user adds "
         "Laplace noise of scale 4 / epsilon to (x, y) (pure epsilon-LDP, "
         "`laplace_records`), LinearRegression on the noisy records; `debiased LS` "
-        f"= Gaussian (x, y) reports at (epsilon, delta = {DELTA:g}) and least "
+        f"= Gaussian (x, y) reports at (epsilon, delta = {DELTA:g}; {DELTA_NOTE}) and least "
         "squares on the debiased Gram matrix (`GaussianLeastSquares`; weaker than "
         "pure LDP, a reference).\n\n"
         "Fit time / LinearRegression's fit time on the same users (the private "

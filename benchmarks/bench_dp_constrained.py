@@ -26,6 +26,7 @@ from sklearn.linear_model import LogisticRegression
 
 from benchmarks._baselines import (
     DELTA,
+    DELTA_NOTE,
     debiased_classifier,
     naive_classifier,
     nonprivate,
@@ -119,7 +120,7 @@ def notes(table, run):
     return (
         f"Population `{POPULATION.name}`: {POPULATION.description} (public "
         f"l2 bound data_norm = {POPULATION.data_norm:g}; users clip); test "
-        f"accuracy on {POPULATION.n_test:,} held-out users. delta = {DELTA} "
+        f"accuracy on {POPULATION.n_test:,} held-out users. delta = {DELTA:g} ({DELTA_NOTE}) "
         "(replace-one for the central estimators, per user for the local "
         "baselines). Seeds (data and noise): "
         + ("1." if run.quick else "3 at n = 1e4 (means), 1 at n = 1e5 and 1e6.")

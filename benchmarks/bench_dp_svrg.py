@@ -36,6 +36,7 @@ from sklearn.linear_model import LogisticRegression
 
 from benchmarks._baselines import (
     DELTA,
+    DELTA_NOTE,
     debiased_classifier,
     naive_classifier,
     nonprivate,
@@ -114,7 +115,7 @@ def notes(table, run):
     descriptions = "; ".join(f"`{p.name}`: {p.description}" for p in populations)
     return (
         f"Populations: {descriptions}. data_norm = 1, test accuracy on "
-        f"{populations[0].n_test:,} held-out users. delta = {DELTA} "
+        f"{populations[0].n_test:,} held-out users. delta = {DELTA:g} ({DELTA_NOTE}) "
         f"(replace-one for the central estimators, per user for the local "
         f"baselines), alpha = {ALPHA} (C = 1 / (n alpha)). Seeds (data and "
         "noise): "

@@ -30,6 +30,7 @@ from sklearn.linear_model import LogisticRegression
 
 from benchmarks._baselines import (
     DELTA,
+    DELTA_NOTE,
     ball_minimum,
     debiased_classifier,
     linear_parts,
@@ -137,7 +138,7 @@ def notes(table, run):
     descriptions = "; ".join(f"`{p.name}`: {p.description}" for p in populations)
     return (
         f"Populations: {descriptions}; data_norm = 1, test accuracy on "
-        f"{populations[0].n_test:,} held-out users. delta = {DELTA}, "
+        f"{populations[0].n_test:,} held-out users. delta = {DELTA:g} ({DELTA_NOTE}), "
         f"coef_norm = {COEF_NORM:g} for every private model and the ball (library "
         "default 1), fit_intercept, max_iter = 100. Seeds (data "
         "and noise): "

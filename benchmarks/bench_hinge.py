@@ -31,6 +31,7 @@ from sklearn.svm import LinearSVC
 
 from benchmarks._baselines import (
     DELTA,
+    DELTA_NOTE,
     ball_minimum,
     debiased_classifier,
     linear_parts,
@@ -142,7 +143,7 @@ def notes(table, run):
     descriptions = "; ".join(f"`{p.name}`: {p.description}" for p in populations)
     return (
         f"Populations: {descriptions}; data_norm = 1, test accuracy on "
-        f"{populations[0].n_test:,} held-out users. delta = {DELTA}, smoothing "
+        f"{populations[0].n_test:,} held-out users. delta = {DELTA:g} ({DELTA_NOTE}), smoothing "
         f"beta = {SMOOTHING}, coef_norm = {COEF_NORM}, fit_intercept, max_iter = "
         "100. Seeds (data and noise): "
         + (

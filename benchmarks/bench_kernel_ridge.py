@@ -31,7 +31,13 @@ from sklearn.linear_model import RidgeCV
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
 
-from benchmarks._baselines import DELTA, GaussianLeastSquares, naive_fit, nonprivate
+from benchmarks._baselines import (
+    DELTA,
+    DELTA_NOTE,
+    GaussianLeastSquares,
+    naive_fit,
+    nonprivate,
+)
 from benchmarks._harness import Benchmark, Experiment, Grid, Method, Plot, main
 from benchmarks._populations import POPULATIONS
 from benchmarks._tables import format_table, pivot, time_table
@@ -146,7 +152,7 @@ def notes(table, run):
         for pop in populations
     )
     return f"""Test MSE on {populations[0].n_test} clean held-out users (lower is
-better; `predict 0` is the MSE of the constant 0). delta = {DELTA}, gamma = 1/d;
+better; `predict 0` is the MSE of the constant 0). delta = {DELTA:g} ({DELTA_NOTE}), gamma = 1/d;
 {seed_note}.
 
 Populations:

@@ -10,7 +10,7 @@ the non-private ridge on the same number of random features. Writes
 
 import numpy as np
 
-from benchmarks._baselines import DELTA, nonprivate
+from benchmarks._baselines import DELTA, DELTA_NOTE, nonprivate
 from benchmarks._harness import Benchmark, Experiment, Grid, Method, main
 from benchmarks._populations import POPULATIONS
 from benchmarks._tables import format_table
@@ -96,7 +96,7 @@ def notes(table, run):
     draws = run.grid.seeds(run.seed)(n)
     return f"""Population `nonlinear_5d`: {POPULATION.description}. Test MSE on
 {POPULATION.n_test} clean held-out users; mean and sd over {len(draws)} draws (data
-and noise seeds {list(draws)}); predicting 0 scores {zero:.3f}. delta = {DELTA},
+and noise seeds {list(draws)}); predicting 0 scores {zero:.3f}. delta = {DELTA:g} ({DELTA_NOTE}),
 gamma = 1/d, alpha='auto'. `m used` is the number of random features (for
 'auto': floor(3 n^(1/3) sigma_x^(-4/3))).
 

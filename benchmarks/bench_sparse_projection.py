@@ -13,7 +13,7 @@ Writes ``docs/benchmarks/sparse_projection.md``. ``--quick``: n = 2e4.
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LinearRegression
 
-from benchmarks._baselines import DELTA, nonprivate
+from benchmarks._baselines import DELTA, DELTA_NOTE, nonprivate
 from benchmarks._harness import Benchmark, Experiment, Grid, Method, main
 from benchmarks._populations import POPULATIONS
 from benchmarks._tables import format_table, pivot
@@ -47,7 +47,7 @@ cell (n_components='auto' = ceil(sqrt(n eps^2 log d)) >= d), so 'gaussian' and
 geometry (Phi Phi^T != I). 'auto' resolves to the identity there (it gives
 the same numbers as projection='identity'). `paper` = calibration='paper'
 (Gaussian projection, eps/2 and delta/2 per part, classic formula).
-delta = {DELTA}; mean over draws (n, draws): {runs}.
+delta = {DELTA:g} ({DELTA_NOTE}); mean over draws (n, draws): {runs}.
 
 ## Fit time / LinearRegression fit time (same draw)
 

@@ -26,7 +26,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.svm import LinearSVC
 
 import sklearn_ldp as ldp
-from benchmarks._baselines import histogram_tables
+from benchmarks._baselines import DELTA, DELTA_NOTE, histogram_tables
 from benchmarks._harness import Benchmark, Data, Method, Report, main, run_grid
 from benchmarks._populations import POPULATIONS
 
@@ -147,6 +147,7 @@ ROWS = [
         "accuracy",
         lambda eps, mode: ldp.HingeLDPClassifier(
             epsilon=eps,
+            delta=DELTA,
             calibration="analytic" if mode == "improved" else "paper",
             random_state=0,
         ),
@@ -161,6 +162,7 @@ ROWS = [
         "accuracy",
         lambda eps, mode: ldp.GLMLDPClassifier(
             epsilon=eps,
+            delta=DELTA,
             calibration="analytic" if mode == "improved" else "paper",
             random_state=0,
         ),
@@ -175,6 +177,7 @@ ROWS = [
         "R^2",
         lambda eps, mode: ldp.SparseLDPRegressor(
             epsilon=eps,
+            delta=DELTA,
             l1_radius=_sparse_radius("sparse_linear_20d"),
             calibration="analytic" if mode == "improved" else "paper",
             random_state=0,
@@ -190,6 +193,7 @@ ROWS = [
         "R^2",
         lambda eps, mode: ldp.KernelRidgeLDP(
             epsilon=eps,
+            delta=DELTA,
             gamma=KRR_GAMMA,
             data_norm=POPULATIONS["nonlinear_5d"].data_norm,
             calibration="analytic" if mode == "improved" else "paper",
@@ -208,6 +212,7 @@ ROWS = [
         "l2 error",
         lambda eps, mode: ldp.SparseLDPMeanEstimator(
             epsilon=eps,
+            delta=DELTA,
             l1_radius=1.0,
             calibration="analytic" if mode == "improved" else "paper",
             random_state=0,
@@ -252,10 +257,14 @@ ROWS = [
         "classification_54d",
         "accuracy",
         lambda eps, mode: (
-            ldp.DPSVRGClassifier(epsilon=eps, random_state=0)
+            ldp.DPSVRGClassifier(epsilon=eps, delta=DELTA, random_state=0)
             if mode == "improved"
             else ldp.DPSVRGClassifier(
-                epsilon=eps, solver="gd", calibration="paper", random_state=0
+                epsilon=eps,
+                delta=DELTA,
+                solver="gd",
+                calibration="paper",
+                random_state=0,
             )
         ),
         LogisticRegression,
@@ -270,6 +279,7 @@ ROWS = [
         "accuracy",
         lambda eps, mode: ldp.DPConstrainedClassifier(
             epsilon=eps,
+            delta=DELTA,
             radius=8.0,
             data_norm_type="linf",
             n_iter=30,
@@ -391,7 +401,8 @@ def summary(run):
         f"n = {n:,} users (DPConstrainedClassifier: 50,000, its d = 1000 dense "
         "population is capped by memory), held-out users drawn separately; "
         "populations from benchmarks/_populations.py, the same as each "
-        "estimator's own benchmark. delta = 1e-5 where Gaussian noise is used, "
+        f"estimator's own benchmark. delta = {DELTA:g} where Gaussian noise is "
+        f"used ({DELTA_NOTE}), "
         f"seed {run.seed}. eps=1, eps=4: the library's defaults ('improved'). "
         f"paper eps: the seed paper's configuration ({paper}). Non-private: the "
         "scikit-learn model on the same users (LinearRegression, LinearSVC, "

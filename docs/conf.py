@@ -78,7 +78,8 @@ def _write_api_list():
             names = [
                 n
                 for n in names
-                if inspect.isclass(getattr(module, n)) and n != "PrivacyLeakWarning"
+                if inspect.isclass(getattr(module, n))
+                and not issubclass(getattr(module, n), Warning)
             ]
         if not names:
             continue

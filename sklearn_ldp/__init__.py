@@ -8,7 +8,7 @@ loads no estimator or server code.
 
 import importlib
 
-from .exceptions import PrivacyLeakWarning
+from .exceptions import InvalidReportWarning, LargeDeltaWarning, PrivacyLeakWarning
 
 __version__ = "0.1.0.dev0"
 
@@ -31,9 +31,11 @@ __all__ = [
     "DPSVRGClassifier",
     "GLMLDPClassifier",
     "HingeLDPClassifier",
+    "InvalidReportWarning",
     "KernelDensityLDP",
     "KernelRidgeLDP",
     "KWayMarginalsLDP",
+    "LargeDeltaWarning",
     "LocalBernsteinRegressor",
     "PrivacyLeakWarning",
     "SparseLDPMeanEstimator",

@@ -35,9 +35,18 @@ Hooks, each with a default:
   degree picked from the population size, is read from the reports);
 - ``_fit_simulated(X, y, classes)``: client then server on raw records;
   streaming estimators override it to randomize and aggregate chunk by
-  chunk, giving the same model with bounded memory.
+  chunk, giving the same model with bounded memory (they set
+  ``n_reports_rejected_ = 0`` and call :func:`warn_if_large_delta`
+  themselves).
+
+``fit_reports`` trusts no report: before the server sees them, every report
+is checked against the support of the published randomizer
+(:meth:`~sklearn_ldp.randomizers.LocalRandomizer.validate_reports`: shape,
+finiteness, lattice, range); the invalid ones are dropped, counted in
+``n_reports_rejected_`` and named in an :class:`~sklearn_ldp.exceptions.InvalidReportWarning`.
 """
 
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -46,14 +55,49 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
+from .exceptions import InvalidReportWarning, LargeDeltaWarning
 from .randomizers import (
     Reports,
     config_fingerprint,
     describe_config_mismatch,
     feature_map_seed,
 )
-from .randomizers._ldp_avg import PARTITION_SEED_TAG
 from .utils import check_server_random_state, public_seed
+
+
+def warn_if_large_delta(delta, n, *, stacklevel=3):
+    """Warn (:class:`~sklearn_ldp.exceptions.LargeDeltaWarning`) when ``delta >= 1 / n``.
+
+    ``n`` is the number of users (LDP: each one's report may fail the
+    epsilon bound with probability ``delta``) or of rows (central DP).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from sklearn_ldp._base import warn_if_large_delta
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_if_large_delta(1e-5, 10**6)
+    >>> print(caught[0].message)
+    delta = 1e-05 >= 1/n = 1e-06 (n = 1000000): ...
+    """
+    delta, n = float(delta), int(n)
+    if n > 0 and delta > 0 and delta * n >= 1:
+        warnings.warn(
+            f"delta = {delta:g} >= 1/n = {1 / n:g} (n = {n}): the guarantee allows "
+            f"about n * delta = {n * delta:.3g} records to be revealed outright; "
+            "choose delta well below 1/n (for example 1/(10 n) or smaller).",
+            LargeDeltaWarning,
+            stacklevel=stacklevel,
+        )
+
+
+def _describe_rejections(n_rejected, n_received, reasons):
+    why = ", ".join(f"{count} {reason}" for reason, count in sorted(reasons.items()))
+    return (
+        f"{n_rejected} of {n_received} reports rejected (no honest randomizer with "
+        f"the published configuration can send them): {why}"
+    )
 
 
 class LDPEstimatorMixin:
@@ -110,6 +154,8 @@ class LDPEstimatorMixin:
             X.shape[1], n_users=X.shape[0], classes=classes
         )
         reports = randomizer.randomize(X, y, random_state=self.random_state)
+        # Simulated users run the published randomizer: nothing to reject.
+        self.n_reports_rejected_ = 0
         return self._fit_from_reports(reports)
 
     def _expected_randomizer(self, reports):
@@ -125,6 +171,13 @@ class LDPEstimatorMixin:
     def fit_reports(self, reports):
         """Fit the server on reports collected from users.
 
+        The configuration the reports carry must be this estimator's. Then
+        every report is checked against what an honest randomizer with that
+        configuration can send (per-user shape, finite values, on the
+        lattice, inside the support); the others are dropped before
+        aggregation, counted in ``n_reports_rejected_`` and named, with the
+        reasons, in an :class:`~sklearn_ldp.exceptions.InvalidReportWarning`.
+
         Parameters
         ----------
         reports : Reports
@@ -134,18 +187,26 @@ class LDPEstimatorMixin:
         Returns
         -------
         self : object
+
+        Raises
+        ------
+        ValueError
+            If the configuration differs from this estimator's, or if no
+            valid report remains (none received, or all rejected).
         """
         if not isinstance(reports, Reports):
             raise TypeError(
                 f"fit_reports expects a Reports object, got {type(reports).__name__}."
             )
-        self._check_reports(reports)
+        expected = self._check_reports(reports)
+        valid_reports = self._valid_reports(expected, reports)
         self.n_features_in_ = reports.n_features
         if hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
-        return self._fit_from_reports(reports)
+        return self._fit_from_reports(valid_reports)
 
     def _check_reports(self, reports):
+        """Refuse reports made with another configuration; return the expected randomizer."""
         config = reports.config
         expected = self._expected_randomizer(reports)
         expected_config = expected.get_config()
@@ -157,10 +218,34 @@ class LDPEstimatorMixin:
                 "differs from this estimator's: "
                 + describe_config_mismatch(expected_config, config)
             )
+        return expected
+
+    def _valid_reports(self, randomizer, reports):
+        """The reports ``randomizer`` could have sent; sets ``n_reports_rejected_``."""
+        n_received = len(reports)
+        if n_received == 0:
+            raise ValueError("No reports: the server needs at least one user's report.")
+        valid, reasons = _validate_numeric_reports(randomizer, reports)
+        n_rejected = n_received - int(np.count_nonzero(valid))
+        message = _describe_rejections(n_rejected, n_received, reasons)
+        if n_rejected == n_received:
+            raise ValueError(f"No valid report remains: {message}.")
+        self.n_reports_rejected_ = n_rejected
+        if n_rejected == 0:
+            return reports
+        warnings.warn(
+            f"{message}; fitting on the {n_received - n_rejected} others.",
+            InvalidReportWarning,
+            stacklevel=4,
+        )
+        return _restore_integer_fields(
+            reports.subset(np.flatnonzero(valid)), randomizer.report_support()
+        )
 
     def _fit_from_reports(self, reports):
         self.privacy_epsilon_ = float(reports.config["epsilon"])
         self.privacy_delta_ = float(reports.config["delta"])
+        warn_if_large_delta(self.privacy_delta_, len(reports), stacklevel=5)
         self._fit_server(reports, check_server_random_state(self.random_state))
         return self
 
@@ -278,14 +363,48 @@ class LDPUnsupervisedMixin(LDPEstimatorMixin):
         return self._fit_simulated(X, None, None)
 
 
+def _validate_numeric_reports(randomizer, reports):
+    """``randomizer.validate_reports``, after refusing fields that are not numbers.
+
+    Every honest field holds booleans, integers or floats; a batch with a
+    field of strings, complex numbers or objects is rejected whole.
+    """
+    for name, values in reports.fields.items():
+        if values.dtype.kind not in "biuf":
+            reason = f"field {name!r} has dtype {values.dtype.str}, not a number"
+            return np.zeros(len(reports), dtype=bool), {reason: len(reports)}
+    return randomizer.validate_reports(reports)
+
+
+def _restore_integer_fields(reports, support):
+    """Give integer fields back the integer dtype an invalid row took from them.
+
+    Joining an honest batch of integer reports (indices, group numbers, bits)
+    with a batch holding a NaN upcasts the field to float, and the server
+    indexes with it. Once the rows are validated an integer-lattice field
+    (step 1, integer bounds) holds exact integers, and gets ``int64`` back.
+    """
+    fields = dict(reports.fields)
+    for name, field in support.items():
+        values = fields[name]
+        integral = (
+            np.all(field.step == 1.0)
+            and np.array_equal(field.low, np.floor(field.low))
+            and np.array_equal(field.high, np.floor(field.high))
+        )
+        if integral and values.dtype.kind == "f":
+            fields[name] = values.astype(np.int64)
+    return Reports(fields, reports.config)
+
+
 class AnnouncedDegreeMixin:
     """``make_randomizer`` of an estimator whose public degree may be ``'auto'``.
 
     ``degree='auto'`` is resolved from the public population size before the
-    users reply and announced in the reports, with the public partition
-    seed; the server reads both back (:func:`announced_degree`). The
-    estimator implements ``_auto_degree(n_features, n_users)`` and
-    ``_build_randomizer(n_features, *, degree, seed)`` (``degree=None``:
+    users reply and announced in the reports; the server reads it back
+    (:func:`announced_degree`). The estimator implements
+    ``_auto_degree(n_features, n_users)`` and
+    ``_build_randomizer(n_features, *, degree)`` (``degree=None``:
     ``self.degree``), and names what the degree chooses in
     ``_auto_degree_chooses`` (for the error message).
     """
@@ -302,20 +421,13 @@ class AnnouncedDegreeMixin:
                     "or set an integer degree."
                 )
             degree = self._auto_degree(int(n_features), int(n_users))
-        return self._build_randomizer(
-            n_features,
-            degree=degree,
-            seed=public_seed(self.random_state, PARTITION_SEED_TAG),
-        )
+        return self._build_randomizer(n_features, degree=degree)
 
     def _expected_randomizer(self, reports):
-        # degree='auto' was resolved and announced before the users replied,
-        # and so was the partition's public seed.
+        # degree='auto' was resolved and announced before the users replied.
         config = reports.config
         return self._build_randomizer(
-            config.get("n_features"),
-            degree=announced_degree(self, config),
-            seed=config.get("public_seed"),
+            config.get("n_features"), degree=announced_degree(self, config)
         )
 
 
@@ -382,4 +494,5 @@ __all__ = [
     "PublicFeatureMapMixin",
     "announced_degree",
     "ldp_tags",
+    "warn_if_large_delta",
 ]

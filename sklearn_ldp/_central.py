@@ -19,6 +19,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
+from ._base import warn_if_large_delta
 from .losses import get_loss
 from .randomizers import clip_interval, clip_l2
 from .utils import check_noise_random_state
@@ -145,6 +146,9 @@ class CentralDPClassifierMixin:
                 f"least two, got {classes.tolist()}."
             )
         self._check_configuration(classes.shape[0])
+        # Replace-one neighbours over n rows: delta >= 1/n allows a release
+        # that reveals some row outright.
+        warn_if_large_delta(self.delta, X.shape[0], stacklevel=4)
         rng = check_noise_random_state(self.random_state)
         W, run = self._train(X, class_indices, classes.shape[0], rng)
         self.classes_ = classes

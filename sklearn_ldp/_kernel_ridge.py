@@ -24,6 +24,7 @@ from ._base import (
     LDPRegressorMixin,
     PublicFeatureMapMixin,
     ldp_tags,
+    warn_if_large_delta,
 )
 from ._linear import LinearRegressorOutputMixin
 from .aggregation import (
@@ -37,9 +38,9 @@ from .randomizers import (
     FOURIER_FEATURE_NORM,
     GaussianRecordRandomizer,
     RandomFourierFeatures,
+    check_client_random_state,
 )
 from .randomizers._feature_maps import KERNELS
-from .utils import check_noise_random_state
 
 #: Upper limit of ``n_components='auto'``: the server holds and
 #: eigen-decomposes an ``m x m`` matrix; beyond a few hundred features the
@@ -240,7 +241,7 @@ class KernelRidgeLDP(
     >>> est = KernelRidgeLDP(epsilon=8.0, gamma=1.0, n_components=10,
     ...                      random_state=0).fit(X, y)
     >>> est.alpha_, round(est.score(X, y), 2)
-    (0.1, 0.69)
+    (0.1, 0.75)
     """
 
     _feature_seed_tag = _FEATURE_SEED_TAG
@@ -335,7 +336,7 @@ class KernelRidgeLDP(
         # the model of fit_reports(make_randomizer(...).randomize(X, y,
         # random_state)) without holding every report.
         randomizer = self.make_randomizer(X.shape[1], n_users=X.shape[0])
-        self._start(randomizer, check_noise_random_state(self.random_state))
+        self._start_simulation(randomizer, X.shape[0])
         return self._absorb(X, y)
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -363,8 +364,17 @@ class KernelRidgeLDP(
         )
         if first_call:
             randomizer = self.make_randomizer(X.shape[1], n_users=X.shape[0])
-            self._start(randomizer, check_noise_random_state(self.random_state))
+            self._start_simulation(randomizer, X.shape[0])
         return self._absorb(X, y)
+
+    def _start_simulation(self, randomizer, n_rows):
+        # Simulated users run the published randomizer: nothing to reject.
+        self.n_reports_rejected_ = 0
+        planned = self.n_users if self.n_users is not None else n_rows
+        warn_if_large_delta(randomizer.delta, planned, stacklevel=5)
+        # The source randomize(random_state=self.random_state) would use, so
+        # the chunks get the noise of one randomize call on every user.
+        self._start(randomizer, check_client_random_state(self.random_state))
 
     def _fit_server(self, reports, rng):
         randomizer = self._expected_randomizer(reports)

@@ -26,9 +26,9 @@ from .aggregation import (
     marginal_tables,
 )
 from .randomizers import MarginalRandomizer, SubsetIndex
-from .randomizers._ldp_avg import PARTITION_SEED_TAG, VECTOR_MECHANISMS
+from .randomizers._ldp_avg import VECTOR_MECHANISMS
 from .randomizers._marginals import COEFFICIENTS, binarize_records
-from .utils import public_seed, warn_few_users
+from .utils import warn_few_users
 
 
 class KWayMarginalsLDP(LDPUnsupervisedMixin, BaseEstimator):
@@ -121,10 +121,10 @@ default='piecewise'
     >>> X = (rng.uniform(size=(100_000, 6)) < [0.1, 0.3, 0.5, 0.5, 0.7, 0.9]).astype(int)
     >>> est = KWayMarginalsLDP(epsilon=2.0, k=2, random_state=0).fit(X)
     >>> est.marginal_table([0, 5]).round(2)  # true: [[0.09, 0.81], [0.01, 0.09]]
-    array([[0.12, 0.79],
-           [0.  , 0.09]])
+    array([[0.09, 0.82],
+           [0.01, 0.09]])
     >>> round(est.disjunction([0, 1]), 2)  # true fraction: 0.37
-    0.34
+    0.36
     """
 
     _parameter_constraints = {
@@ -156,12 +156,10 @@ default='piecewise'
         self.random_state = random_state
 
     def _make_randomizer(self, n_features, n_users, classes):
-        return self._build_randomizer(
-            n_features, seed=public_seed(self.random_state, PARTITION_SEED_TAG)
-        )
+        return self._build_randomizer(n_features)
 
-    def _build_randomizer(self, n_features, *, seed):
-        """The randomizer with an announced partition seed."""
+    def _build_randomizer(self, n_features):
+        """The users' ``MarginalRandomizer`` (each draws its coordinate itself)."""
         self._validate_params()
         return MarginalRandomizer(
             n_features,
@@ -171,14 +169,11 @@ default='piecewise'
             coefficients=self.coefficients,
             mechanism=self.mechanism,
             binarize=self.binarize,
-            public_seed=seed,
         )
 
     def _expected_randomizer(self, reports):
         config = reports.config
-        return self._build_randomizer(
-            config.get("n_features"), seed=config.get("public_seed")
-        )
+        return self._build_randomizer(config.get("n_features"))
 
     def _check_records(self, X):
         binarize_records(X, self.binarize)

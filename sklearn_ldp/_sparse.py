@@ -29,6 +29,7 @@ from ._base import (
     LDPUnsupervisedMixin,
     PublicFeatureMapMixin,
     ldp_tags,
+    warn_if_large_delta,
 )
 from ._linear import LinearRegressorOutputMixin
 from .aggregation import (
@@ -41,9 +42,12 @@ from .aggregation import (
     median_of_means,
 )
 from .optim import l1_constrained_least_squares
-from .randomizers import GaussianRecordRandomizer, RandomProjection
+from .randomizers import (
+    GaussianRecordRandomizer,
+    RandomProjection,
+    check_client_random_state,
+)
 from .randomizers._feature_maps import PROJECTIONS
-from .utils import check_noise_random_state
 
 #: Tag of the public projection seed derived from an integer ``random_state``
 #: (:func:`~sklearn_ldp.utils.public_seed`).
@@ -117,8 +121,15 @@ class _ProjectedLDPBase(PublicFeatureMapMixin, LDPEstimatorMixin):
         # with that many components the identity is strictly better.
         return "identity" if n_components >= n_features else "gaussian"
 
+    def _announced_population(self, reports):
+        # The population that sized n_components='auto', as announced: never
+        # the number of reports received, which anyone can change by sending
+        # more (or which validation lowers by dropping some).
+        return reports.config.get("n_users", len(reports))
+
     def _build_randomizer(self, n_features, n_users, seed):
         n_users = self.n_users if self.n_users is not None else n_users
+        planned = None
         if self.projection == "identity":
             n_components = n_features
         elif self.n_components == "auto":
@@ -128,6 +139,7 @@ class _ProjectedLDPBase(PublicFeatureMapMixin, LDPEstimatorMixin):
                     "n_users, or give an integer n_components."
                 )
             n_components = self._auto_components(n_features, n_users)
+            planned = n_users
         else:
             n_components = min(int(self.n_components), n_features)
         projection = RandomProjection(
@@ -148,6 +160,7 @@ class _ProjectedLDPBase(PublicFeatureMapMixin, LDPEstimatorMixin):
             feature_map=projection,
             feature_norm=feature_norm,
             calibration=self.calibration,
+            n_users=planned,
         )
 
     def _fit_simulated(self, X, y, classes):
@@ -162,7 +175,12 @@ class _ProjectedLDPBase(PublicFeatureMapMixin, LDPEstimatorMixin):
     def _start_simulation(self, X):
         n_users = self.n_users if self.n_users is not None else X.shape[0]
         randomizer = self.make_randomizer(X.shape[1], n_users=X.shape[0])
-        noise = check_noise_random_state(self.random_state)
+        # The source randomize(random_state=self.random_state) would use, so
+        # the chunks get the noise of one randomize call on every user.
+        noise = check_client_random_state(self.random_state)
+        # Simulated users run the published randomizer: nothing to reject.
+        self.n_reports_rejected_ = 0
+        warn_if_large_delta(randomizer.delta, n_users, stacklevel=5)
         self._start_server(randomizer, n_users, noise)
 
     def _simulate(self, X, y):

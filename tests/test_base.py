@@ -1,6 +1,7 @@
 """The client/server contract of the LDP mixins, through minimal test estimators."""
 
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -14,7 +15,15 @@ from sklearn_ldp._base import (
     LDPUnsupervisedMixin,
 )
 from sklearn_ldp.aggregation import SufficientStatistics
-from sklearn_ldp.randomizers import GaussianRecordRandomizer, Reports
+from sklearn_ldp.exceptions import InvalidReportWarning, LargeDeltaWarning
+from sklearn_ldp.randomizers import (
+    FieldSupport,
+    GaussianRecordRandomizer,
+    LocalRandomizer,
+    Reports,
+    discrete_laplace,
+    to_lattice,
+)
 from sklearn_ldp.utils import check_noise_random_state, check_server_random_state
 
 
@@ -33,7 +42,7 @@ class _DebiasedLeastSquares(LDPRegressorMixin, RegressorMixin, BaseEstimator):
         return GaussianRecordRandomizer(
             n_features,
             epsilon=self.epsilon,
-            delta=1e-5,
+            delta=1e-7,  # below 1/n for the 200,000 users of the tests
             data_norm=self.data_norm,
             y_bound=1.0,
         )
@@ -105,14 +114,13 @@ def make_data(n=20_000, seed=0):
 def test_fit_is_randomize_then_fit_reports():
     X, y = make_data()
     est = _DebiasedLeastSquares(epsilon=2.0, random_state=0).fit(X, y)
-    rng = check_noise_random_state(0)  # what randomize makes of random_state=0
-    reports = est.make_randomizer(2, n_users=len(X)).randomize(X, y, random_state=rng)
+    reports = est.make_randomizer(2, n_users=len(X)).randomize(X, y, random_state=0)
     server = _DebiasedLeastSquares(epsilon=2.0, random_state=0).fit_reports(reports)
     np.testing.assert_allclose(est.coef_, server.coef_)
     np.testing.assert_array_equal(est.server_draws_, server.server_draws_)
     assert server.seen_fields_ == ["x", "y"]
     assert server.n_features_in_ == 2
-    assert (server.privacy_epsilon_, server.privacy_delta_) == (2.0, 1e-5)
+    assert (server.privacy_epsilon_, server.privacy_delta_) == (2.0, 1e-7)
 
 
 def test_the_server_stream_is_apart_from_the_users_noise():
@@ -230,3 +238,129 @@ def test_classifiers_take_classes_from_the_reports():
     )
     with pytest.raises(ValueError, match="epsilon: 2.0 != 1.0"):
         _LabelMeans(epsilon=2.0).fit_reports(reports)
+
+
+class _LatticeRandomizer(LocalRandomizer):
+    """Test double: x clipped to [-1, 1] plus discrete Laplace noise on 2**-6 Z,
+    and a public bucket in {0, ..., 3} (an integer field)."""
+
+    requires_y = False
+    granularity = 2.0**-6
+    half_width = 512  # lattice steps: the noise lies in [-8, 8]
+
+    def __init__(self, n_features, *, epsilon, delta=0.0):
+        self.n_features, self.epsilon, self.delta = n_features, epsilon, delta
+        self._noise = discrete_laplace(epsilon * self.granularity / 2, self.half_width)
+
+    def report_support(self):
+        reach = 1.0 + self.half_width * self.granularity
+        return {
+            "x": FieldSupport((self.n_features,), -reach, reach, self.granularity),
+            "bucket": FieldSupport((), 0, 3, 1),
+        }
+
+    def _randomize_chunk(self, X, y, source, public):
+        clipped = to_lattice(np.clip(X, -1.0, 1.0), self.granularity)
+        noise = self._noise.sample(source, X.shape) * self.granularity
+        return {"x": clipped + noise, "bucket": public.integers(4, X.shape[0])}
+
+
+class _LatticeMean(LDPUnsupervisedMixin, BaseEstimator):
+    """Test double: the mean of lattice reports and the count of each bucket."""
+
+    _parameter_constraints = {
+        **LDPEstimatorMixin._ldp_parameter_constraints,
+        "delta": [float],
+    }
+
+    def __init__(self, *, epsilon=1.0, delta=0.0, random_state=None):
+        self.epsilon = epsilon
+        self.delta = delta
+        self.random_state = random_state
+
+    def make_randomizer(self, n_features, *, n_users=None, classes=None):
+        self._refuse_classes(classes)
+        return _LatticeRandomizer(n_features, epsilon=self.epsilon, delta=self.delta)
+
+    def _fit_server(self, reports, rng):
+        self.mean_ = reports["x"].mean(axis=0)
+        # Indexing needs the integer dtype an upcast field must get back.
+        self.bucket_counts_ = np.bincount(reports["bucket"], minlength=4)
+        self.server_draws_ = rng.standard_normal(2)
+
+
+def _honest_and_bad(n=2000, seed=0):
+    X, _ = make_data(n, seed)
+    honest = _LatticeMean().make_randomizer(2).randomize(X, random_state=seed)
+    g = _LatticeRandomizer.granularity
+    bad = honest.subset(np.arange(4)).fields
+    bad = {
+        "x": bad["x"].astype(np.float64).copy(),
+        "bucket": bad["bucket"].astype(float),
+    }
+    bad["x"][0, 0] = 1e12  # outside the support
+    bad["x"][1, 1] = np.nan  # not finite
+    bad["x"][2, 0] += g / 2  # off the lattice, inside the range
+    bad["bucket"][3] = 1.5  # off the integer lattice
+    return honest, Reports(bad, honest.config)
+
+
+def test_invalid_reports_are_dropped_counted_and_named():
+    honest, bad = _honest_and_bad()
+    mixed = Reports.concatenate(
+        [bad.subset(slice(0, 2)), honest, bad.subset(slice(2, 4))]
+    )
+    assert mixed["bucket"].dtype.kind == "f"  # the NaN batch upcast the integers
+    with pytest.warns(InvalidReportWarning) as record:
+        est = _LatticeMean(random_state=0).fit_reports(mixed)
+    message = str(record[0].message)
+    assert "4 of 2004 reports rejected" in message
+    for reason in ["1 not finite", "2 off the lattice", "1 outside the support"]:
+        assert reason in message
+    assert est.n_reports_rejected_ == 4
+    reference = _LatticeMean(random_state=0).fit_reports(honest)
+    assert reference.n_reports_rejected_ == 0
+    np.testing.assert_array_equal(est.mean_, reference.mean_)
+    np.testing.assert_array_equal(est.bucket_counts_, reference.bucket_counts_)
+    np.testing.assert_array_equal(est.server_draws_, reference.server_draws_)
+
+
+def test_honest_reports_raise_no_warning():
+    honest, _ = _honest_and_bad(500)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        est = _LatticeMean(random_state=0).fit_reports(honest)
+    assert est.n_reports_rejected_ == 0
+    X, _ = make_data(500)
+    assert _LatticeMean(random_state=0).fit(X).n_reports_rejected_ == 0
+
+
+def test_no_valid_report_is_an_error():
+    honest, bad = _honest_and_bad()
+    with pytest.raises(ValueError, match="No valid report remains: 4 of 4"):
+        _LatticeMean().fit_reports(bad)
+    with pytest.raises(ValueError, match="No reports"):
+        _LatticeMean().fit_reports(honest.subset(np.arange(0)))
+    # A wrong per-user shape or a missing field rejects the whole batch.
+    wide = Reports({"x": np.zeros((5, 3)), "bucket": np.zeros(5, int)}, honest.config)
+    with pytest.raises(ValueError, match=r"per-user shape \(3,\), expected \(2,\)"):
+        _LatticeMean().fit_reports(wide)
+    missing = Reports({"x": np.zeros((5, 2))}, honest.config)
+    with pytest.raises(ValueError, match="bucket"):
+        _LatticeMean().fit_reports(missing)
+    text = Reports({"x": np.zeros((5, 2)), "bucket": np.full(5, "1")}, honest.config)
+    with pytest.raises(ValueError, match="'bucket' has dtype <U1, not a number"):
+        _LatticeMean().fit_reports(text)
+
+
+def test_delta_at_least_one_over_n_warns():
+    X, _ = make_data(1000)
+    with pytest.warns(LargeDeltaWarning, match="delta = 0.001 >= 1/n = 0.001"):
+        _LatticeMean(delta=1e-3).fit(X)
+    reports = _LatticeMean(delta=1e-3).make_randomizer(2).randomize(X, random_state=0)
+    with pytest.warns(LargeDeltaWarning, match="n = 1000"):
+        _LatticeMean(delta=1e-3).fit_reports(reports)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _LatticeMean(delta=1e-4).fit(X)
+        _LatticeMean(delta=0.0).fit(X)

@@ -3,8 +3,6 @@ the default report, faithfulness, utility, contract. The oracle, the smoothing,
 the multi-copy reports and their budgets are tested in tests/aggregation,
 tests/randomizers/test_copies.py and tests/accounting/test_budgets.py."""
 
-import copy
-
 import numpy as np
 import pytest
 from numpy.polynomial import Polynomial, chebyshev
@@ -16,7 +14,7 @@ from sklearn_ldp._glm import glm_risk
 from sklearn_ldp.aggregation import linear_label_parts
 from sklearn_ldp.losses import get_loss
 from sklearn_ldp.randomizers import GaussianCopiesRandomizer, GaussianRecordRandomizer
-from sklearn_ldp.utils import audit_randomizer, check_noise_random_state
+from sklearn_ldp.utils import audit_randomizer
 
 LOGISTIC = get_loss("logistic")
 
@@ -62,11 +60,15 @@ def test_chebyshev_coefficients_match_chebinterpolate():
 
 def _likelihood_ratio_statistic(rand, record_a, record_b):
     """Optimal statistic for independent Gaussian releases: sum of diff / sigma^2 * report."""
-    noiseless = copy.copy(rand)
-    for name in ("sigma_x", "sigma_y"):
-        setattr(noiseless, name, np.zeros_like(np.atleast_1d(getattr(rand, name))))
+    # The mean report: the clipped features and the encoded label (the
+    # lattice rounding is unbiased).
     means = [
-        noiseless.randomize(np.array([r[0]], float), np.array([r[1]]), 0).as_matrix()[0]
+        np.concatenate(
+            [
+                rand.features(np.array([r[0]], float)).ravel(),
+                np.ravel(rand.targets(np.array([r[1]]))),
+            ]
+        )
         for r in (record_a, record_b)
     ]
     n_features, width = len(record_a[0]), means[0].size
@@ -225,7 +227,7 @@ def test_fit_is_randomize_then_fit_reports_multiclass():
     labels = np.array(["a", "b", "c"])[y]
     est = GLMLDPClassifier(epsilon=1e5, degree=2, random_state=0).fit(X, labels)
     reports = est.make_randomizer(2, classes=["a", "b", "c"]).randomize(
-        X, labels, check_noise_random_state(0)
+        X, labels, random_state=0
     )
     server = clone(est).fit_reports(reports)
     np.testing.assert_allclose(server.coef_, est.coef_, atol=1e-3)

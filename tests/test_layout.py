@@ -107,7 +107,8 @@ def test_no_paper_labels_in_public_options():
 
 
 def test_lazy_exports_match_all():
-    assert set(sklearn_ldp.__all__) == {*sklearn_ldp._ESTIMATORS, "PrivacyLeakWarning"}
+    warnings = {"InvalidReportWarning", "LargeDeltaWarning", "PrivacyLeakWarning"}
+    assert set(sklearn_ldp.__all__) == {*sklearn_ldp._ESTIMATORS, *warnings}
     for name in sklearn_ldp.__all__:
         assert name in dir(sklearn_ldp)
     with pytest.raises(AttributeError, match="no attribute 'Nope'"):

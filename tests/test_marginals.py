@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from sklearn_ldp import KWayMarginalsLDP
+from sklearn_ldp.randomizers import Reports
 
 
 def binary_data(n, p, seed=0):
@@ -27,19 +28,29 @@ def exact_table(X, features):
     return table
 
 
-# --- exactness with a negligible noise ----------------------------------------
+# --- exactness without noise ---------------------------------------------------
+
+
+def noise_free_reports(est, X):
+    """The users' exact full vectors, as reports of ``est``'s randomizer.
+
+    No epsilon makes 64-bit lattice noise negligible (a pure mechanism's
+    smallest probability must stay above ``2^-64``); the unit entries are
+    bits, on every lattice, so the server validates and uses these reports.
+    """
+    randomizer = est.make_randomizer(X.shape[1])
+    units = randomizer._unit_vector(randomizer._prepare(X))
+    return Reports({"vector": units}, randomizer.get_config())
 
 
 @pytest.mark.parametrize("coefficients", ["multilinear", "monomial"])
-def test_huge_epsilon_matches_the_exact_empirical_marginals(coefficients):
+def test_noise_free_reports_give_the_exact_empirical_marginals(coefficients):
     X = binary_data(3000, 6)
     est = KWayMarginalsLDP(
-        epsilon=1e9,
-        k=3,
-        mechanism="full_vector",
-        coefficients=coefficients,
-        random_state=0,
-    ).fit(X)
+        k=3, mechanism="full_vector", coefficients=coefficients, random_state=0
+    )
+    est.fit_reports(noise_free_reports(est, X))
+    assert est.n_reports_rejected_ == 0
     for features in [[0, 1, 2], [5, 1, 3], [4, 0], [3]]:
         np.testing.assert_allclose(
             est.marginal_table(features), exact_table(X, features), atol=1e-6
@@ -58,13 +69,13 @@ def test_approximate_polynomial_answers_disjunctions_within_gamma(coefficients):
     # answer equals mean_i p(|x_i AND y|) exactly, within gamma of the truth.
     X = binary_data(2000, 7, seed=1)
     est = KWayMarginalsLDP(
-        epsilon=1e9,
         k=6,
         gamma=0.2,
         mechanism="full_vector",
         coefficients=coefficients,
         random_state=0,
-    ).fit(X)
+    )
+    est.fit_reports(noise_free_reports(est, X))
     poly = est.polynomial_
     assert poly.degree == 4 and est.order_ == 4
     for features in itertools.combinations(range(7), 6):

@@ -16,7 +16,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 import sklearn_ldp.randomizers._gaussian as gaussian_module
 from sklearn_ldp import SparseLDPMeanEstimator, SparseLDPRegressor
 from sklearn_ldp.randomizers import Reports, feature_map_from_config
-from sklearn_ldp.utils import audit_randomizer, check_noise_random_state
+from sklearn_ldp.utils import audit_randomizer
 
 
 def sparse_regression_data(n, d, rng, n_relevant=3):
@@ -139,7 +139,7 @@ def test_fit_equals_fit_reports_and_streams_in_small_chunks(monkeypatch):
     assert max(calls) == 256 and sum(calls) == 1000
     randomizer = reg.make_randomizer(12, n_users=1000)
     assert randomizer.chunk_size == 256
-    reports = randomizer.randomize(X, y, random_state=check_noise_random_state(3))
+    reports = randomizer.randomize(X, y, random_state=3)
     server = clone(reg).fit_reports(reports)
     np.testing.assert_allclose(server.coef_, reg.coef_, atol=1e-8)
     assert server.intercept_ == pytest.approx(reg.intercept_, abs=1e-8)
@@ -147,14 +147,19 @@ def test_fit_equals_fit_reports_and_streams_in_small_chunks(monkeypatch):
 
 def test_memory_does_not_grow_with_the_number_of_users(monkeypatch):
     # Identity projection: the reports of all users would be as large as X.
-    # Chunked randomization + accumulation keeps the peak far below X.nbytes.
-    monkeypatch.setattr(gaussian_module, "chunk_rows", _chunks_of(256))
+    # Chunked randomization + accumulation keeps the peak far below X.nbytes
+    # (chunks of 128 users: the lattice sampler's temporaries are about
+    # twice those of float noise per user).
+    monkeypatch.setattr(gaussian_module, "chunk_rows", _chunks_of(128))
     rng = np.random.RandomState(0)
     peaks = {}
     for n in (20_000, 80_000):
         X = rng.uniform(-0.2, 0.2, (n, 20))
         y = rng.uniform(-1, 1, n)
         reg = SparseLDPRegressor(projection="identity", random_state=0)
+        # The noise sampler's tables are a fixed cost (built once, cached):
+        # build them before measuring what grows with the users.
+        reg.make_randomizer(20, n_users=n)
         tracemalloc.start()
         reg.fit(X, y)
         peaks[n] = tracemalloc.get_traced_memory()[1]
@@ -295,7 +300,10 @@ def test_mean_estimator_paper_configuration():
     # l1-residual basis pursuit returns the min-l1 point in the residual ball.
     components = est._randomizer.feature_map.components_
     assert np.abs(est.location_).sum() <= 0.6 + 0.5
-    assert np.linalg.norm(est.location_ - X.mean(axis=0)) < 0.3
+    # Better than ignoring the data (the zero vector, error ||mean|| = 0.42);
+    # the old fixed bound 0.3 held for one noise seed in four (0.28 to 0.32).
+    mean = X.mean(axis=0)
+    assert np.linalg.norm(est.location_ - mean) < 0.85 * np.linalg.norm(mean)
     assert components.shape == (est.n_components_, 200)
 
 
@@ -341,8 +349,9 @@ def test_data_norm_is_the_public_clipping_bound():
     small = SparseLDPRegressor(n_components=4, data_norm=1.0, random_state=0)
     large = SparseLDPRegressor(n_components=4, data_norm=3.0, random_state=0)
     r_small, r_large = small.make_randomizer(4), large.make_randomizer(4)
-    # The sensitivity, hence the noise, scales with the declared bound.
-    assert r_large.sigma_x == pytest.approx(3.0 * r_small.sigma_x)
+    # The sensitivity, hence the noise, scales with the declared bound (up to
+    # the lattice rounding's widening, below 1/256 of the sensitivity).
+    assert r_large.sigma_x == pytest.approx(3.0 * r_small.sigma_x, rel=2**-8)
     # Rows are clipped to data_norm before anything is released.
     features = r_small.features(
         np.array([[30.0, 40.0, 0.0, 0.0], [0.3, 0.4, 0.0, 0.0]])

@@ -18,7 +18,7 @@ from scipy.special import log_expit
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 
-from benchmarks._baselines import DELTA, nonprivate
+from benchmarks._baselines import DELTA, DELTA_NOTE, nonprivate
 from benchmarks._harness import Benchmark, Report, main, timed
 from benchmarks._tables import pyplot
 from benchmarks.bench_dp_svrg import ALPHA, USERS, logistic
@@ -160,7 +160,7 @@ def gap_experiment(run):
     notes = (
         f"Populations: {', '.join(p.name for p in USERS)} (as in "
         f"`dp_svrg.md`), n = {n:,} training users, alpha = {ALPHA}, delta = "
-        f"{DELTA} (replace-one), mean over {len(seeds)} noise seed(s) on one data "
+        f"{DELTA:g} (replace-one; {DELTA_NOTE}), mean over {len(seeds)} noise seed(s) on one data "
         "draw. `gap` = F(w) - F* on the clipped training rows (F* from "
         "LogisticRegression with tol = 1e-10); `passes` = expected gradient "
         "evaluations / n (n per full gradient, 2 q n per inner SVRG step); "

@@ -15,7 +15,7 @@ naive and debiased-least-squares local baselines and the non-private
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 
-from benchmarks._baselines import DELTA, public_l2_bound
+from benchmarks._baselines import DELTA, DELTA_NOTE, public_l2_bound
 from benchmarks._harness import Benchmark, Experiment, Grid, Method, Plot, main
 from benchmarks._populations import POPULATIONS
 from benchmarks._tables import format_table, time_table
@@ -84,7 +84,7 @@ def notes(table, run):
             f"n = {run.grid.of(p).sizes[0]:,} at d = {p.params['n_features']:,}"
             for p in populations
         )
-        + f". delta = {DELTA}.\n\nColumns: `{REFERENCE}` (non-private, "
+        + f". delta = {DELTA:g} ({DELTA_NOTE}).\n\nColumns: `{REFERENCE}` (non-private, "
         "C = 1); `naive (local)` and `debiased LS (local)` as in the main grid "
         "(debiased LS not run at d = 10,000: the eigendecomposition of a "
         "10,001 x 10,001 Gram matrix takes minutes); private methods on the "

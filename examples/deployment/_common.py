@@ -2,7 +2,8 @@
 Deployment: the published configuration
 =======================================
 
-The published configuration shared by client.py and server.py.
+The published configuration shared by client.py and server.py, and the
+simulated population both use.
 
 This module runs on the users' devices too, so it imports the client side
 only: ``sklearn_ldp.randomizers``, never an estimator module.
@@ -11,6 +12,8 @@ only: ``sklearn_ldp.randomizers``, never an estimator module.
 import importlib.metadata
 import inspect
 import json
+
+import numpy as np
 
 import sklearn_ldp.randomizers as randomizers
 from sklearn_ldp.randomizers import (
@@ -22,16 +25,40 @@ from sklearn_ldp.randomizers import (
 
 CONFIG_FORMAT_VERSION = 1
 
+#: The simulated population's true coefficients (the rest are 0).
+TRUE_COEF = (2.0, -2.0, 1.5)
+
+
+def simulated_users(n, n_features, seed):
+    """Synthetic records within the public bounds (``||x|| <= 1``, ``|y| <= 1``)."""
+    rng = np.random.RandomState(seed)
+    X = rng.uniform(-1, 1, size=(n, n_features)) / np.sqrt(n_features)
+    w = np.zeros(n_features)
+    w[: len(TRUE_COEF)] = TRUE_COEF
+    y = np.clip(X @ w + 0.1 * rng.standard_normal(n), -1, 1)
+    return X, y
+
 
 def library_version():
     """The installed sklearn_ldp version (read without importing the estimators)."""
     return importlib.metadata.version("sklearn_ldp")
 
 
+def major(version):
+    """The major version of a version string (files and configurations of another
+    major version are refused)."""
+    return str(version).split(".", 1)[0]
+
+
 def read_config(path):
-    """The published configuration, refused if its format is not this program's."""
-    with open(path) as handle:
-        published = json.load(handle)
+    """The published configuration, refused (one line) if unreadable or foreign."""
+    try:
+        with open(path) as handle:
+            published = json.load(handle)
+    except (OSError, ValueError) as error:
+        raise SystemExit(f"Cannot read the configuration {path}: {error}") from None
+    if not isinstance(published, dict):
+        raise SystemExit(f"{path} is not a published configuration.")
     if published.get("format_version") != CONFIG_FORMAT_VERSION:
         raise SystemExit(
             f"Configuration format {published.get('format_version')!r} is not "
@@ -46,8 +73,8 @@ def rebuild_randomizer(config):
     The class is looked up in ``sklearn_ldp.randomizers`` (the device needs
     nothing else) and given every constructor argument the configuration
     holds; a public feature map travels as its own configuration and is
-    rebuilt from it. What the configuration derives (noise scales) is
-    recomputed here, so a tampered value shows as a difference.
+    rebuilt from it. What the configuration derives (noise scales, the
+    lattice) is recomputed here, so a tampered value shows as a difference.
     """
     name = config.get("randomizer")
     cls = getattr(randomizers, name, None) if isinstance(name, str) else None
@@ -64,9 +91,9 @@ def checked_randomizer(published):
     """Rebuild the randomizer and refuse it if it is not the published one.
 
     The published ``randomizer_config`` (epsilon, delta, bounds, public seeds,
-    projection, noise scales) is what users were promised; a client whose own
-    build of the randomizer differs, for example because it runs another
-    version of the library, must not send anything.
+    projection, noise scales, lattice) is what users were promised; a client
+    whose own build of the randomizer differs, for example because it runs
+    another version of the library, must not send anything.
     """
     expected = published["randomizer_config"]
     randomizer = rebuild_randomizer(expected)

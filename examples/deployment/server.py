@@ -13,40 +13,87 @@ Two commands::
 estimator, its parameters (epsilon, delta, public bounds, public seeds), the
 number of features, the population size it is made for and the randomizer's
 full configuration (``make_randomizer(n_features, n_users=...)``), versioned.
-``fit`` loads every report file, refuses any batch made with another
-configuration (with a message naming the differing keys), and fits the server
-with ``fit_reports``. It never sees a raw record.
+
+``fit`` trusts no file. Each report file is refused, with a one-line reason,
+and the others are used, when it is empty, truncated, corrupted (its
+SHA-256 does not match), not a reports file, of another format or library
+major version, made with another configuration, a duplicate of an earlier
+file (same content hash), larger than the declared population's reports can
+be, or holds more users than the declared population has left. Then
+``fit_reports`` drops every report no honest client could have sent and says
+how many. The program exits with status 2 when nothing valid remains.
+
+The population is simulated, so the server can also score the model on
+simulated held-out users (``--holdout``), next to the non-private model
+fitted on as many simulated records; a real server would use public or
+consented data for that. It never sees a raw record of the users who
+reported.
 """
 
 import argparse
 import json
+import os
 import pickle
 import sys
+import warnings
 
 import numpy as np
-from _common import CONFIG_FORMAT_VERSION, library_version, read_config
+from _common import (
+    CONFIG_FORMAT_VERSION,
+    library_version,
+    major,
+    read_config,
+    simulated_users,
+)
 
 import sklearn_ldp
-from sklearn_ldp.randomizers import Reports
+from sklearn_ldp.randomizers import (
+    Reports,
+    config_fingerprint,
+    describe_config_mismatch,
+)
 
-N_FEATURES = 20
-N_USERS = 6000  # public population size the configuration is made for
+N_FEATURES = 5
+#: The public population size the configuration is made for. At epsilon = 6
+#: (delta = 1e-7) each of the 6 numbers of a report carries lattice Gaussian
+#: noise of standard deviation 2.56, against a signal of 0.26 per feature:
+#: the debiased statistics need about a million users (held-out R^2 0.80
+#: to 0.92 over noise draws here, 0.94 without privacy; 0.06 with 6,000
+#: users at d = 20).
+N_USERS = 1_000_000
 PARAMS = {
-    "epsilon": 4.0,
-    "delta": 1e-6,
-    "l1_radius": 5.5,
-    "n_components": 20,
+    "epsilon": 6.0,
+    "delta": 1e-7,  # well below 1 / N_USERS
+    "l1_radius": 5.5,  # public bound on ||w||_1 (the true one is 5.5)
+    "n_components": "auto",  # m = d at this size: no projection
+    "n_users": N_USERS,
     "data_norm": 1.0,
     "y_bound": 1.0,
     "random_state": 2026,  # fixes the public projection seed for every batch
 }
+#: Bytes a report file may hold beyond its users' numbers (zip entries, header).
+FILE_OVERHEAD = 1 << 16
+HOLDOUT_SEED = 10**6  # simulated held-out users (apart from the clients' seeds)
 
 
 def build_estimator(published):
     """The estimator named in the published configuration, with its parameters."""
-    if published["estimator"] not in sklearn_ldp.__all__:
-        raise SystemExit(f"Unknown estimator {published['estimator']!r}.")
+    if published.get("estimator") not in sklearn_ldp.__all__:
+        raise SystemExit(f"Unknown estimator {published.get('estimator')!r}.")
     return getattr(sklearn_ldp, published["estimator"])(**published["params"])
+
+
+def published_randomizer(published, estimator):
+    randomizer = estimator.make_randomizer(
+        published["n_features"], n_users=published["n_users"]
+    )
+    got, expected = randomizer.get_config(), published["randomizer_config"]
+    if config_fingerprint(got) != config_fingerprint(expected):
+        raise SystemExit(
+            "The configuration file does not match its estimator: "
+            + describe_config_mismatch(expected, got)
+        )
+    return randomizer
 
 
 def publish(args):
@@ -67,22 +114,114 @@ def publish(args):
     print(f"published {args.out}: {randomizer.guarantee}")
 
 
+def collect(paths, randomizer, n_users):
+    """The valid report batches among ``paths``; one line on stderr per refusal.
+
+    Before a file's fields are read: its size must fit the reports of the
+    whole declared population (``n_users``), its header must be intact, its
+    content hash new, the users it declares at most those of the population
+    not yet reported, and its size what that many users' reports take.
+    """
+    per_user = 8 * sum(
+        int(np.prod(field.shape, dtype=np.int64))
+        for field in randomizer.report_support().values()
+    )
+    expected = randomizer.get_config()
+    batches, seen = [], {}
+    remaining = int(n_users)
+    for path in paths:
+        try:
+            reports = _checked_batch(path, per_user, n_users, remaining, seen)
+            if config_fingerprint(reports.config) != config_fingerprint(expected):
+                raise ValueError(
+                    f"{path}: made with another configuration: "
+                    + describe_config_mismatch(expected, reports.config)
+                )
+        except ValueError as error:
+            print(f"refused: {error}", file=sys.stderr)
+            continue
+        seen[reports.content_hash()] = path
+        remaining -= len(reports)
+        batches.append(reports)
+    return batches
+
+
+def _checked_batch(path, per_user, n_users, remaining, seen):
+    size = os.path.getsize(path) if os.path.isfile(path) else 0
+    if size > FILE_OVERHEAD + per_user * n_users:
+        raise ValueError(
+            f"{path}: {size} bytes, more than the reports of all {n_users} "
+            "declared users take."
+        )
+    header = Reports.read_header(path)
+    if header["content_sha256"] in seen:
+        raise ValueError(
+            f"{path}: duplicate of {seen[header['content_sha256']]} (same content)."
+        )
+    declared = header["n_users"]
+    if declared > remaining:
+        raise ValueError(
+            f"{path}: declares {declared} users, but only {remaining} of the "
+            f"{n_users} declared users have not reported."
+        )
+    if size > FILE_OVERHEAD + per_user * declared:
+        raise ValueError(
+            f"{path}: {size} bytes, more than the reports of its {declared} users take."
+        )
+    return Reports.load(path)
+
+
 def fit(args):
     published = read_config(args.config)
+    if major(published.get("sklearn_ldp_version")) != major(library_version()):
+        raise SystemExit(
+            f"The configuration was published with sklearn_ldp "
+            f"{published.get('sklearn_ldp_version')}; this server runs "
+            f"{library_version()}."
+        )
     estimator = build_estimator(published)
-    batches = [Reports.load(path) for path in args.reports]
-    try:
-        reports = Reports.concatenate(batches)
-        estimator.fit_reports(reports)
-    except ValueError as error:
-        print(f"refused: {error}", file=sys.stderr)
+    randomizer = published_randomizer(published, estimator)
+    batches = collect(args.reports, randomizer, published["n_users"])
+    if not batches:
+        print("refused: no valid report file; nothing to fit.", file=sys.stderr)
         return 2
-    print(f"fitted on {len(reports)} users' reports from {len(batches)} batches")
-    print("coef_[:5] =", np.round(estimator.coef_[:5], 3))
+    reports = Reports.concatenate(batches)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", sklearn_ldp.InvalidReportWarning)
+        try:
+            estimator.fit_reports(reports)
+        except ValueError as error:
+            print(f"refused: {error}", file=sys.stderr)
+            return 2
+    for warning in caught:
+        print(f"warning: {warning.message}", file=sys.stderr)
+    n_used = len(reports) - estimator.n_reports_rejected_
+    print(
+        f"fitted on {n_used} users' reports from {len(batches)} of "
+        f"{len(args.reports)} files"
+    )
+    print("coef_ =", np.round(estimator.coef_, 3))
+    if args.holdout:
+        n_features = published["n_features"]
+        X_test, y_test = simulated_users(args.holdout, n_features, HOLDOUT_SEED)
+        X_ref, y_ref = simulated_users(n_used, n_features, HOLDOUT_SEED + 1)
+        reference = np.linalg.lstsq(
+            np.hstack([X_ref, np.ones((n_used, 1))]), y_ref, rcond=None
+        )[0]
+        baseline = X_test @ reference[:-1] + reference[-1]
+        print(
+            f"held-out R^2 on {args.holdout} simulated users: private "
+            f"{estimator.score(X_test, y_test):.3f}, non-private "
+            f"{_r2(y_test, baseline):.3f} (least squares on {n_used} raw records)"
+        )
     if args.model:
         with open(args.model, "wb") as handle:
             pickle.dump(estimator, handle)
     return 0
+
+
+def _r2(y, prediction):
+    return 1.0 - np.sum((y - prediction) ** 2) / np.sum((y - y.mean()) ** 2)
 
 
 def main(argv=None):
@@ -93,6 +232,12 @@ def main(argv=None):
     p_fit = commands.add_parser("fit")
     p_fit.add_argument("--config", default="config.json")
     p_fit.add_argument("--model", default=None, help="pickle the fitted model here")
+    p_fit.add_argument(
+        "--holdout",
+        type=int,
+        default=20_000,
+        help="score on this many simulated held-out users (0: do not)",
+    )
     p_fit.add_argument("reports", nargs="+")
     args = parser.parse_args(argv)
     if args.command == "publish":

@@ -7,6 +7,13 @@ independent accountant (the tests do so with Google's ``dp_accounting``).
 """
 
 from ._budgets import power_copies_budgets, product_copies_budgets
+from ._discrete import (
+    MAX_RESOLUTION_SLACK,
+    coin_epsilon,
+    design_epsilon,
+    probability_ratio_epsilon,
+    relative_error_epsilon,
+)
 from ._dp_svrg import (
     DPRunNoise,
     calibrate_dp_gd,
@@ -33,9 +40,22 @@ from ._grid import (
     GENPROT_CALIBRATIONS,
     bassily_smith_epsilon,
     full_grid_epsilon,
+    full_vector_epsilon,
     full_vector_laplace_scale,
     genprot_base_epsilon,
     genprot_epsilon,
+    genprot_provided_epsilon,
+    genprot_sampling_error,
+)
+from ._lattice import (
+    LATTICE_CELLS,
+    MAX_LATTICE_CELLS,
+    LatticeGaussian,
+    lattice_copies,
+    lattice_gaussian,
+    lattice_gaussian_scale,
+    lattice_gaussian_sigma,
+    rounded_gaussian_tv_bound,
 )
 from ._rdp import (
     DEFAULT_RDP_ORDERS,
@@ -52,9 +72,12 @@ __all__ = [
     "GENPROT_CALIBRATIONS",
     "bassily_smith_epsilon",
     "full_grid_epsilon",
+    "full_vector_epsilon",
     "full_vector_laplace_scale",
     "genprot_base_epsilon",
     "genprot_epsilon",
+    "genprot_provided_epsilon",
+    "genprot_sampling_error",
     "SelectionNoise",
     "advanced_composition_epsilon",
     "calibrate_exponential_selections",
@@ -62,6 +85,11 @@ __all__ = [
     "exponential_mechanism_zcdp",
     "DEFAULT_RDP_ORDERS",
     "DPRunNoise",
+    "MAX_RESOLUTION_SLACK",
+    "coin_epsilon",
+    "design_epsilon",
+    "probability_ratio_epsilon",
+    "relative_error_epsilon",
     "analytic_gaussian_delta",
     "analytic_gaussian_epsilon",
     "analytic_gaussian_sigma",
@@ -74,6 +102,14 @@ __all__ = [
     "gaussian_sigma",
     "gaussian_zcdp",
     "joint_gaussian_sigmas",
+    "LATTICE_CELLS",
+    "MAX_LATTICE_CELLS",
+    "LatticeGaussian",
+    "lattice_copies",
+    "lattice_gaussian",
+    "lattice_gaussian_scale",
+    "lattice_gaussian_sigma",
+    "rounded_gaussian_tv_bound",
     "rdp_gaussian",
     "rdp_subsampled_gaussian",
     "rdp_to_epsilon",

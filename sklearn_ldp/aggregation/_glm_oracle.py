@@ -146,6 +146,10 @@ def fission_feature_copies(x, degree, sigma_x, fit_intercept, random_state):
 
     A :class:`~sklearn_ldp.aggregation.PolynomialGradientOracle` over the
     features only (``coef`` sets the number of copies, not a polynomial).
+    ``sigma_x`` is the configuration's exact standard deviation of the
+    released lattice noise (rounding included); the rounded Gaussian departs
+    from a Gaussian by cumulants of relative order ``s^-4`` (see
+    :mod:`~sklearn_ldp.aggregation._oracle`).
     """
     return PolynomialGradientOracle(
         x,

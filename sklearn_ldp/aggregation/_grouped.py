@@ -1,9 +1,11 @@
 """Server side of the partition protocols: per-group means of unbiased estimates.
 
-The local Bernstein mechanism and LDP-AVG assign each user one public cell
-(a grid point, a coordinate) by a balanced partition, or have every user
-report every cell. The server debiases each report with the scalar
-mechanism's ``estimate`` and averages per cell.
+In the local Bernstein mechanism and LDP-AVG each user draws one public
+cell (a grid point, a coordinate) and reports it with its release, or
+reports every cell. The server debiases each report with the scalar
+mechanism's ``estimate`` and averages per cell over the reports that carry
+it (the counts come from the reports, not from a partition the server
+would have to know).
 """
 
 import numpy as np
@@ -108,9 +110,10 @@ def estimate_vector_mean(randomizer, reports):
     Returns
     -------
     mean : ndarray of shape (n_coordinates,)
-        Mean of ``scale_j u_j(x_i)`` over users. With the sampled scheme a
-        coordinate without users gets ``scale_j`` times the middle of the
-        unit interval (an uninformative fill; estimators warn).
+        Mean of ``scale_j u_j(x_i)`` over users (reports are unit values;
+        the public ``scale_j`` is applied here). With the sampled scheme a
+        coordinate no report carries gets ``scale_j`` times the middle of
+        the unit interval (an uninformative fill; estimators warn).
     counts : ndarray of shape (n_coordinates,)
         Users behind each entry.
     """
@@ -121,7 +124,8 @@ def estimate_vector_mean(randomizer, reports):
             raise ValueError(
                 f"Report vectors must have shape (n_users, {d}), got {vector.shape}."
             )
-        return vector.mean(axis=0), np.full(d, n_users)
+        units = randomizer.scalar_mechanism.estimate(vector).mean(axis=0)
+        return randomizer.coordinate_scale * units, np.full(d, n_users)
     estimates = randomizer.scalar_mechanism.estimate(
         check_finite_array(reports["value"], name="value")
     )

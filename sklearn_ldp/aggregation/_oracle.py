@@ -40,6 +40,19 @@ fission, while the server stores one extra array (``x_dir``) and draws
 per-chunk seed fixed at construction, so :meth:`PolynomialGradientOracle.mean`
 is one fixed (random) vector field of ``w``, as full-batch gradient descent
 needs; for each ``w`` it is unbiased.
+
+Lattice reports. The reports are ``x' + g J`` with ``J`` a rounded Gaussian
+(:class:`~sklearn_ldp.randomizers.GaussianRecordRandomizer`) and ``x'`` the
+record after unbiased randomized rounding; ``sigma_x`` and ``sigma_y`` are
+the configuration's exact standard deviations of the released noise. The
+fission and the elementary symmetric polynomials assume Gaussian noise; the
+rounded Gaussian differs from it by cumulants of order ``g^4`` (relative
+``s^-4 / 120`` for ``s`` cells per sigma, below ``1e-16`` at 4096 cells), so
+the estimates are unbiased up to terms of that relative order. In
+``'product'`` mode each copy is rounded on its own, so products of copies
+are exactly unbiased for the record; in ``'fission'`` mode the copies share
+the rounded ``x'``, whose extra variance (at most ``g^2 / 4`` per number) is
+part of the data the oracle is unbiased for.
 """
 
 import numpy as np

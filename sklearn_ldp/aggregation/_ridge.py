@@ -1,9 +1,11 @@
 """Ridge regression on debiased sufficient statistics, and its report-only CV.
 
 Users send ``z_i = phi_i + N(0, sigma_x^2 I)`` and ``v_i = y_i + N(0,
-sigma_y^2)``; the server keeps the statistics of
-:class:`~sklearn_ldp.aggregation.FoldedStatistics`. Everything here is
-post-processing of reports: it costs no privacy.
+sigma_y^2)`` (on a public lattice: rounded Gaussian noise whose exact
+standard deviations ``sigma_x``, ``sigma_y`` the configuration carries, see
+:mod:`~sklearn_ldp.aggregation._sufficient`); the server keeps the
+statistics of :class:`~sklearn_ldp.aggregation.FoldedStatistics`. Everything
+here is post-processing of reports: it costs no privacy.
 """
 
 import numpy as np

@@ -10,6 +10,14 @@ number of users. Since ``E[z z^T] = phi phi^T + sigma_x^2 I`` and the noise of
 ``z`` and ``v`` is independent, ``Z^T Z - n sigma_x^2 I`` and ``Z^T v`` are
 unbiased for the clean statistics; the former is projected onto the PSD cone
 (``Proj_PSD``) so the quadratic objective stays convex.
+
+On the lattice (:class:`~sklearn_ldp.randomizers.GaussianRecordRandomizer`)
+``g_i`` and ``h_i`` are rounded Gaussians and ``sigma_x``, ``sigma_y`` the
+configuration's exact standard deviations of the released noise
+(``g sqrt(s^2 + 1/12)``), so the debiasing above is exact; ``phi_i`` is the
+record after unbiased randomized rounding, whose extra variance (at most
+``g^2 / 4`` per entry, below ``1.5e-8`` of ``sigma_x^2``) stays in the
+statistics as part of the data.
 """
 
 import numpy as np

@@ -3,8 +3,9 @@
 import numpy as np
 from sklearn.utils import gen_batches
 
-from ..utils import check_finite_array, check_noise_random_state
+from ..utils import check_finite_array
 from ._reports import Reports
+from ._sampling import check_client_random_state
 
 #: Users randomized per chunk; bounds the temporaries of a randomizer so that
 #: memory stays proportional to the reports themselves.
@@ -60,6 +61,49 @@ def check_records(X, y, *, n_features, requires_y, owner):
     return X, y
 
 
+class FieldSupport:
+    """What an honest randomizer can put in one report field.
+
+    Parameters
+    ----------
+    shape : tuple of int
+        Per-user shape of the field (``()`` for one number per user).
+    low, high : float or array-like
+        Elementwise bounds, broadcastable to ``shape``.
+    step : float or array-like
+        Every value is an exact multiple of ``step`` (the lattice
+        granularity, or 1 for integer fields and bits); elementwise like
+        the bounds.
+    """
+
+    def __init__(self, shape, low, high, step):
+        self.shape = tuple(int(v) for v in shape)
+        self.low = np.asarray(low, dtype=np.float64)
+        self.high = np.asarray(high, dtype=np.float64)
+        self.step = np.asarray(step, dtype=np.float64)
+
+    def check(self, values):
+        """Per-row reason codes: 0 valid, 1 not finite, 2 off the lattice, 3 out of range."""
+        values = np.asarray(values)
+        n = values.shape[0]
+        # Explicit width: reshape(0, -1) fails when every row was already rejected.
+        width = int(np.prod(values.shape[1:], dtype=np.int64))
+        flat = values.reshape(n, width).astype(np.float64, copy=False)
+        finite = np.isfinite(flat).all(axis=1)
+        step = np.broadcast_to(self.step, self.shape).reshape(1, -1)
+        ratio = flat / step
+        with np.errstate(invalid="ignore"):
+            lattice = (ratio == np.rint(ratio)).all(axis=1)
+            low = np.broadcast_to(self.low, self.shape).reshape(1, -1)
+            high = np.broadcast_to(self.high, self.shape).reshape(1, -1)
+            inside = ((flat >= low) & (flat <= high)).all(axis=1)
+        return np.select([~finite, ~lattice, ~inside], [1, 2, 3], default=0)
+
+
+#: Reason codes of :meth:`FieldSupport.check`, as words.
+REJECTION_REASONS = {1: "not finite", 2: "off the lattice", 3: "outside the support"}
+
+
 class LocalRandomizer:
     """Base class of the client side of a non-interactive LDP protocol.
 
@@ -67,12 +111,16 @@ class LocalRandomizer:
     maps each user's record ``(x_i, y_i)`` to one report using only that
     record and public randomness. Subclasses set ``n_features``,
     ``epsilon`` and ``delta`` (the per-user guarantee actually provided, never
-    more than what was asked) and implement :meth:`_randomize_chunk` and
-    :meth:`_config`.
+    more than what was asked) and ``granularity`` (every number a report
+    carries is a multiple of it), and implement :meth:`_randomize_chunk`,
+    :meth:`_config` and :meth:`report_support`.
 
     Users are processed in chunks of ``chunk_size`` rows into preallocated
     output arrays, so the extra memory of a call does not grow with the
-    number of users.
+    number of users. The users' noise comes from
+    :func:`~sklearn_ldp.randomizers.check_client_random_state` (the operating
+    system's CSPRNG when ``random_state`` is None); public per-user values
+    from a separate stream of it.
     """
 
     #: Whether ``randomize`` needs ``y``.
@@ -86,6 +134,7 @@ class LocalRandomizer:
             "n_features": int(self.n_features),
             "epsilon": float(self.epsilon),
             "delta": float(self.delta),
+            "granularity": float(self.granularity),
         }
         config.update(self._config())
         return config
@@ -100,6 +149,50 @@ class LocalRandomizer:
             return f"each user's record is {self.epsilon:.6g}-LDP"
         return f"each user's record is ({self.epsilon:.6g}, {self.delta:.3g})-LDP"
 
+    def report_support(self):
+        """Field name -> :class:`FieldSupport`: everything an honest client can send."""
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def validate_reports(self, reports):
+        """Which reports an honest randomizer with this configuration could have sent.
+
+        Checks every field's presence and per-user shape (a wrong shape
+        rejects the whole batch), then per user: finite, on the field's
+        lattice, inside its support.
+
+        Returns
+        -------
+        valid : ndarray of bool, shape (n_users,)
+        reasons : dict of str to int
+            Number of rejected reports per reason (the first failing check).
+        """
+        support = self.report_support()
+        n = len(reports)
+        missing = sorted(set(support) - set(reports.fields))
+        extra = sorted(set(reports.fields) - set(support))
+        if missing or extra:
+            return np.zeros(n, dtype=bool), {
+                f"fields {missing or ''}{' missing' if missing else ''}"
+                f"{' unexpected ' + str(extra) if extra else ''}".strip(): n
+            }
+        codes = np.zeros(n, dtype=np.int8)
+        for name, field in support.items():
+            values = reports[name]
+            if values.shape[1:] != field.shape:
+                return np.zeros(n, dtype=bool), {
+                    f"field {name!r} has per-user shape {values.shape[1:]}, "
+                    f"expected {field.shape}": n
+                }
+            pending = codes == 0
+            codes[pending] = field.check(values[pending])
+        reasons = {
+            REJECTION_REASONS[code]: int(count)
+            for code, count in zip(
+                *np.unique(codes[codes > 0], return_counts=True), strict=True
+            )
+        }
+        return codes == 0, reasons
+
     def randomize(self, X, y=None, random_state=None):
         """Randomize the records of a population of users.
 
@@ -109,9 +202,11 @@ class LocalRandomizer:
             One row per user.
         y : array-like of shape (n_users,), default=None
             Targets or labels, when the protocol releases them.
-        random_state : int, RandomState instance or None, default=None
-            Source of the users' private randomness (and of any public
-            per-user randomness the protocol draws).
+        random_state : None, int, RandomState, Generator or NoiseSource, default=None
+            Source of the users' private randomness (and, from a separate
+            stream, of any public per-user values). ``None``, what a device
+            must use, draws from the operating system's CSPRNG; an integer
+            is for simulations only (whoever knows it can remove the noise).
 
         Returns
         -------
@@ -125,11 +220,12 @@ class LocalRandomizer:
             owner=type(self).__name__,
         )
         n_samples = X.shape[0]
-        rng = check_noise_random_state(random_state)
+        source = check_client_random_state(random_state)
+        public = source.public()
         fields = None
         for batch in gen_batches(n_samples, self.chunk_size):
             chunk = self._randomize_chunk(
-                X[batch], None if y is None else y[batch], rng
+                X[batch], None if y is None else y[batch], source, public
             )
             if fields is None:
                 fields = {
@@ -140,5 +236,5 @@ class LocalRandomizer:
                 fields[name][batch] = value
         return Reports(fields, self.get_config())
 
-    def _randomize_chunk(self, X, y, rng):  # pragma: no cover - abstract
+    def _randomize_chunk(self, X, y, source, public):  # pragma: no cover - abstract
         raise NotImplementedError

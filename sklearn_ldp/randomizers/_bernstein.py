@@ -5,8 +5,8 @@ Seed 001 (Wang, Gaboardi, Smith, Xu, JMLR 2020), Algorithms 2-3; seed 000
 intercept) live in a public box, mapped to ``[0, 1]^q``. Each user
 evaluates its loss at grid points ``v / k``, ``v in {0..k}^q``, normalizes
 it to ``[0, 1]`` by the loss's public maximum over the box and the data
-bounds, and releases it with a scalar epsilon-LDP mechanism (every grid
-value, or the one value at the user's group of a public partition). The
+bounds, and releases it with a scalar epsilon-LDP mechanism on its lattice
+(every grid value, or the one value at the user's public group). The
 server's side (grid estimates, the iterated Bernstein polynomial, its
 minimizer) is in :mod:`sklearn_ldp.aggregation` and :mod:`sklearn_ldp.optim`.
 """
@@ -19,17 +19,11 @@ import numpy as np
 from ..accounting import full_grid_epsilon
 from ..losses import LOSSES as LOSS_REGISTRY
 from ..losses import get_loss
-from ..utils import (
-    check_bound,
-    check_epsilon,
-    check_finite_array,
-    check_noise_random_state,
-)
-from ._base import CHUNK_VALUES, LocalRandomizer, check_records, chunk_rows
+from ..utils import check_bound, check_epsilon, check_finite_array
+from ._base import CHUNK_VALUES, FieldSupport, LocalRandomizer, chunk_rows
 from ._clip import clip_interval, clip_l2
 from ._genprot import GenProtMechanism
-from ._ldp_avg import balanced_partition, check_public_seed, partition_seed
-from ._reports import Reports
+from ._ldp_avg import FULL_VECTOR_CHUNK_VALUES, group_support, random_groups
 from ._scalar import (
     BassilySmithMechanism,
     DuchiMechanism,
@@ -122,12 +116,20 @@ def scalar_mechanism(mechanism, epsilon, n_grid):
 
     ``'full_grid'``: Laplace at :func:`~sklearn_ldp.accounting.full_grid_epsilon`
     (``n_grid`` releases per user); otherwise the named mechanism at the
-    full epsilon, on ``[0, 1]``.
+    full epsilon, on ``[0, 1]``. Each mechanism draws its lattice and states
+    the epsilon it provides (at most the one asked).
     """
     if mechanism == "full_grid":
-        return LaplaceMechanism(
-            full_grid_epsilon(epsilon, n_grid), lower=0.0, upper=1.0
-        )
+        per_value = full_grid_epsilon(epsilon, n_grid)
+        try:  # the lattice design refuses a per-value epsilon that is too small
+            laplace = LaplaceMechanism(per_value, lower=0.0, upper=1.0)
+        except ValueError as error:
+            raise ValueError(
+                f"mechanism='full_grid' releases all {n_grid} grid values, each at "
+                f"epsilon / {n_grid} = {per_value:.3g}: {error} Use a smaller "
+                "degree or a partition mechanism ('piecewise', 'duchi', ...)."
+            ) from None
+        return laplace
     return _SCALAR_MECHANISMS[mechanism](epsilon, lower=0.0, upper=1.0)
 
 
@@ -140,22 +142,27 @@ class BernsteinLossRandomizer(LocalRandomizer):
     ``[0, 1]``, and releases it:
 
     * ``mechanism='full_grid'`` (seed 001 Algorithm 2): all ``G = (k + 1)^q``
-      values, each with ``Lap(G / epsilon)``; report field ``values``.
-    * otherwise (partition scheme): users are split into ``G`` balanced
-      groups by a public permutation drawn from ``public_seed``
-      (:meth:`assign_groups`); a user releases only the value at its group's
-      grid point with the full epsilon. Report fields ``group`` (public, not
-      data-dependent) and ``value`` (Laplace, Duchi, piecewise),
-      ``public_z`` and ``bit`` (Bassily-Smith) or ``public_value`` and
-      ``index`` (GenProt).
+      values, each with the discrete Laplace of scale ``G / epsilon``;
+      report field ``values``.
+    * otherwise (partition scheme): each user draws its group (grid point)
+      from the public stream of its randomness (uniform, balanced within
+      each chunk of users randomized together; a device alone gets a
+      uniform group too) and releases only the value at that grid point
+      with the full epsilon. Report fields ``group`` (public, not data-dependent) and
+      ``value`` (Laplace, Duchi, piecewise), ``public_z`` and ``bit``
+      (Bassily-Smith) or ``public_value`` and ``index`` (GenProt).
 
-    Guarantee: each user's record is epsilon-LDP. The released values are
-    functions of the clipped record only, normalized to ``[0, 1]``, so the
-    change of one record moves each by at most 1: full grid, ``G``
-    ``(epsilon / G)``-LDP Laplace releases compose to epsilon
+    Guarantee: each user's record is epsilon-LDP, for what is actually
+    sampled (every reported number is on the mechanism's lattice, the
+    randomizer's ``granularity``). The released values are functions of
+    the clipped record only, normalized to ``[0, 1]``, so the change of one
+    record moves each by at most 1: full grid, ``G`` ``(epsilon /
+    G)``-LDP Laplace releases compose to epsilon
     (:func:`~sklearn_ldp.accounting.full_grid_epsilon`); partition, one
     epsilon-LDP release, plus a group index and (Bassily-Smith, GenProt)
-    public draws that are independent of the data.
+    public draws that are independent of the data. The mechanisms' own
+    guarantees hold for any two values of ``[0, 1]``, so rounding a value
+    onto the lattice inside it costs nothing.
 
     Parameters
     ----------
@@ -179,10 +186,6 @@ class BernsteinLossRandomizer(LocalRandomizer):
     loss_bound : float or None
         Public maximum of the loss; derived for built-in losses when None,
         required for a callable.
-    public_seed : int or None
-        Seed of the public partition; when None, :meth:`randomize` takes one
-        from its ``random_state`` (:func:`~sklearn_ldp.utils.public_seed`)
-        and records it in the reports.
 
     Examples
     --------
@@ -193,8 +196,6 @@ class BernsteinLossRandomizer(LocalRandomizer):
     >>> sorted(reports.fields), reports.as_matrix().shape
     (['group', 'value'], (8, 2))
     """
-
-    public_random_keys = ("public_seed",)
 
     def __init__(
         self,
@@ -211,12 +212,11 @@ class BernsteinLossRandomizer(LocalRandomizer):
         y_bound=1.0,
         huber_delta=1.0,
         loss_bound=None,
-        public_seed=None,
     ):
         self.n_features = int(n_features)
         if self.n_features < 1:
             raise ValueError(f"n_features must be >= 1, got {n_features}.")
-        self.epsilon = check_epsilon(epsilon)
+        self.requested_epsilon = check_epsilon(epsilon)
         self.delta = 0.0
         if isinstance(degree, bool) or not isinstance(degree, Integral) or degree < 1:
             raise ValueError(f"degree must be an integer >= 1, got {degree!r}.")
@@ -265,10 +265,16 @@ class BernsteinLossRandomizer(LocalRandomizer):
                 huber_delta=self.huber_delta,
             )
         self.loss_bound = check_bound(loss_bound, name="loss_bound")
-        self.public_seed = check_public_seed(public_seed)
         self.scalar_mechanism = scalar_mechanism(
-            self.mechanism, self.epsilon, self.n_grid
+            self.mechanism, self.requested_epsilon, self.n_grid
         )
+        if self.mechanism == "full_grid":
+            self.epsilon = min(
+                self.requested_epsilon, self.n_grid * self.scalar_mechanism.epsilon
+            )
+        else:
+            self.epsilon = self.scalar_mechanism.epsilon
+        self.granularity = float(self.scalar_mechanism.granularity)
 
     @property
     def loss_name(self):
@@ -311,7 +317,6 @@ class BernsteinLossRandomizer(LocalRandomizer):
             "fit_intercept": self.fit_intercept,
             "data_norm": self.data_norm,
             "y_bound": self.y_bound,
-            "public_seed": self.public_seed,
         }
 
     def grid_points(self, indices=None):
@@ -322,14 +327,34 @@ class BernsteinLossRandomizer(LocalRandomizer):
         t = np.stack(multi, axis=-1) / self.degree
         return self.coef_lower + (self.coef_upper - self.coef_lower) * t
 
-    def assign_groups(self, n_users, public_seed):
-        """The public partition: user ``i``'s grid point index.
+    @property
+    def chunk_size(self):
+        """Users per chunk: bounded temporaries (cache-sized for the full grid)."""
+        if self.mechanism == "full_grid":
+            return chunk_rows(self.n_grid, budget=FULL_VECTOR_CHUNK_VALUES)
+        # A callable loss is evaluated on (distinct points, users) blocks.
+        if callable(self.loss):
+            return chunk_rows(min(self.n_grid, isqrt(CHUNK_VALUES)))
+        return chunk_rows(self.n_coef + 1)
 
-        A uniformly random balanced partition (every group has
-        ``floor(n / G)`` or ``ceil(n / G)`` users), a function of the public
-        seed, the user's index and ``n_users`` only.
-        """
-        return balanced_partition(n_users, self.n_grid, public_seed)
+    def report_support(self):
+        mechanism = self.scalar_mechanism
+        if self.mechanism == "full_grid":
+            return {"values": mechanism.report_support((self.n_grid,))}
+        support = {"group": group_support(self.n_grid)}
+        if self.mechanism == "genprot":
+            low, high = mechanism.window
+            support["public_value"] = FieldSupport((), low, high, mechanism.granularity)
+            support["index"] = FieldSupport((), 0, mechanism.n_candidates - 1, 1.0)
+        elif self.mechanism == "bassily_smith":
+            pair = mechanism.report_support(())
+            low = np.broadcast_to(pair.low, pair.shape)
+            high = np.broadcast_to(pair.high, pair.shape)
+            support["public_z"] = FieldSupport((), low[0], high[0], pair.step)
+            support["bit"] = FieldSupport((), 0, 1, 1.0)
+        else:
+            support["value"] = mechanism.report_support(())
+        return support
 
     def clip_record(self, X, y):
         """The clipped record a user computes its losses from."""
@@ -378,35 +403,21 @@ class BernsteinLossRandomizer(LocalRandomizer):
         ----------
         X : array-like of shape (n_users, n_features)
         y : array-like of shape (n_users,)
-        random_state : int, RandomState instance or None, default=None
-            The users' private randomness; also gives the public seed when
-            ``public_seed`` is None.
+        random_state : None, int, RandomState, Generator or NoiseSource, default=None
+            The users' randomness: ``None`` (what a device must use) draws
+            from the operating system's CSPRNG, an integer is for
+            simulations. Groups (and the public draws of Bassily-Smith and
+            GenProt) come from its separate public stream.
 
         Returns
         -------
         reports : Reports
         """
-        X, y = check_records(
-            X,
-            y,
-            n_features=self.n_features,
-            requires_y=True,
-            owner=type(self).__name__,
-        )
-        y = check_finite_array(y, name="y")
-        rng = check_noise_random_state(random_state)
-        seed = partition_seed(self.public_seed, rng)
-        if self.mechanism == "full_grid":
-            fields = self._randomize_full_grid(X, y, rng)
-        else:
-            fields = self._randomize_partition(X, y, seed, rng)
-        config = self.get_config()
-        config["public_seed"] = seed
-        return Reports(fields, config)
-
-    def _randomize_full_grid(self, X, y, rng):
-        n_users = X.shape[0]
-        if n_users * self.n_grid > MAX_FULL_GRID_ENTRIES:
+        n_users = np.shape(X)[0] if np.ndim(X) else 0
+        if (
+            self.mechanism == "full_grid"
+            and n_users * self.n_grid > MAX_FULL_GRID_ENTRIES
+        ):
             raise ValueError(
                 f"mechanism='full_grid' has every user report all {self.n_grid} grid "
                 f"values: {n_users} users x {self.n_grid} = {n_users * self.n_grid:.3g} "
@@ -414,34 +425,21 @@ class BernsteinLossRandomizer(LocalRandomizer):
                 "mechanism ('piecewise', 'duchi', 'laplace', 'bassily_smith', 'genprot') or a "
                 "smaller degree."
             )
-        points = self.grid_points()
-        values = np.empty((n_users, self.n_grid))
-        step = chunk_rows(self.n_grid)
-        for start in range(0, n_users, step):
-            block = slice(start, start + step)
-            Xc, yc = self.clip_record(X[block], y[block])
-            losses = self.normalized_loss_grid(Xc, yc, points)
-            values[block] = self.scalar_mechanism.randomize(losses, random_state=rng)
-        return {"values": values}
+        return super().randomize(X, y, random_state)
 
-    def _randomize_partition(self, X, y, seed, rng):
-        n_users = X.shape[0]
-        groups = self.assign_groups(n_users, seed)
-        fields = self.value_fields
-        out = np.empty((n_users, len(fields))) if len(fields) > 1 else np.empty(n_users)
-        # A callable loss is evaluated on (distinct points, users) blocks.
-        per_user = self.n_coef + 1
-        if callable(self.loss):
-            per_user = min(self.n_grid, isqrt(CHUNK_VALUES))
-        step = chunk_rows(per_user)
-        for start in range(0, n_users, step):
-            block = slice(start, start + step)
-            Xc, yc = self.clip_record(X[block], y[block])
-            losses = self.normalized_loss(Xc, yc, groups[block])
-            out[block] = self.scalar_mechanism.randomize(losses, random_state=rng)
-        if len(fields) > 1:
-            return {
-                "group": groups,
-                **{name: out[:, i] for i, name in enumerate(fields)},
-            }
-        return {"group": groups, fields[0]: out}
+    def _randomize_chunk(self, X, y, source, public):
+        Xc, yc = self.clip_record(X, check_finite_array(y, name="y"))
+        mechanism = self.scalar_mechanism
+        if self.mechanism == "full_grid":
+            losses = self.normalized_loss_grid(Xc, yc, self.grid_points())
+            return {"values": mechanism.randomize(losses, random_state=source)}
+        groups = random_groups(public, X.shape[0], self.n_grid)
+        losses = self.normalized_loss(Xc, yc, groups)
+        if self.mechanism in ("bassily_smith", "genprot"):
+            released = mechanism.randomize(losses, random_state=source, public=public)
+            first, second = self.value_fields
+            return {"group": groups, first: released[:, 0], second: released[:, 1]}
+        return {
+            "group": groups,
+            "value": mechanism.randomize(losses, random_state=source),
+        }

@@ -2,11 +2,17 @@
 
 import numpy as np
 
-from ..accounting import gaussian_sigma, power_copies_budgets, product_copies_budgets
+from ..accounting import lattice_copies, power_copies_budgets, product_copies_budgets
 from ..utils import check_bound, check_delta, check_epsilon
-from ._base import LocalRandomizer, chunk_rows
-from ._clip import clip_l2
-from ._gaussian import encode_labels
+from ._base import FieldSupport, LocalRandomizer, chunk_rows
+from ._gaussian import (
+    clip_to_ball,
+    encode_labels,
+    lattice_noise_sampler,
+    lattice_release,
+    lattice_support,
+    provided_delta,
+)
 
 #: The budget rule of each protocol.
 PROTOCOLS = {
@@ -21,7 +27,13 @@ class GaussianCopiesRandomizer(LocalRandomizer):
     Each user clips ``x`` to the l2 ball of radius ``data_norm``, encodes
     its label publicly (+-1 for two classes, one-hot for more) and sends
     ``x + N(0, sigma_{x,j}^2 I)`` for each feature copy and ``y + N(0,
-    sigma_{y,j}^2 I)`` for each label copy, all independent. The server
+    sigma_{y,j}^2 I)`` for each label copy, all independent, on public
+    lattices: copy ``j`` puts ``x`` on its own lattice ``g_{x,j} Z`` by its
+    own unbiased randomized rounding (so that products of copies stay
+    unbiased) and adds rounded Gaussian noise of standard deviation
+    ``sigma_{x,j}`` (rounding included; the labels already lie on their
+    lattices). Every reported number is a multiple of ``granularity``, the
+    finest of the copies' steps. The server
     evaluates each factor of a polynomial of ``<w, x>`` on its own copy, so
     every product is of independent unbiased factors:
 
@@ -37,10 +49,13 @@ class GaussianCopiesRandomizer(LocalRandomizer):
 
     Privacy. Each release is a Gaussian mechanism of l2-sensitivity
     ``2 data_norm`` (features), 2 (+-1 label) or ``sqrt(2)`` (one-hot label;
-    two one-hot vectors differ in two entries), calibrated with the classic
+    two one-hot vectors differ in two entries), widened by ``2 g_{x,j}
+    sqrt(d)`` for the rounding of the features, calibrated with the classic
     formula (raised to the analytic value where the formula would
-    under-noise) at its budget; by basic composition each user's record is
-    (epsilon, delta)-LDP.
+    under-noise) at its budget minus the slack of the 64-bit sampler
+    (:func:`~sklearn_ldp.accounting.lattice_copies`); by basic composition
+    each user's record is (epsilon, delta)-LDP for the noise actually
+    sampled.
 
     Report size per user: ``n_feature_copies * n_features + n_label_copies *
     label_width`` numbers, against ``n_features + label_width`` for the
@@ -64,6 +79,12 @@ class GaussianCopiesRandomizer(LocalRandomizer):
         Noise std of each feature copy (copy 0 is the direction).
     sigma_y : ndarray of shape (n_label_copies,)
         Noise std of each label copy.
+    granularity_x, granularity_y : ndarray
+        Lattice step of each feature copy and of each label copy.
+    granularity : float
+        The finest step: every reported number is a multiple of it.
+    delta_slack : float
+        Part of ``delta`` spent on the sampler's distance to the ideal law.
 
     Notes
     -----
@@ -89,6 +110,8 @@ class GaussianCopiesRandomizer(LocalRandomizer):
     >>> reports = rand.randomize(np.ones((4, 2)), np.array([-1, 1, 1, -1]), 0)
     >>> reports["x"].shape, reports.as_matrix().shape
     ((4, 7, 2), (4, 21))
+    >>> bool(np.all(reports.as_matrix() % rand.granularity == 0))
+    True
     """
 
     def __init__(
@@ -128,13 +151,20 @@ class GaussianCopiesRandomizer(LocalRandomizer):
         )
         sens_x = 2.0 * self.data_norm
         sens_y = 2.0 if len(self.classes) == 2 else float(np.sqrt(2.0))
-        self.sigma_x = np.array(
-            [gaussian_sigma(e, d, sens_x, "classic") for e, d in x_budgets]
-        )
-        self.sigma_y = np.array(
-            [gaussian_sigma(e, d, sens_y, "classic") for e, d in y_budgets]
-        )
         label_width = 1 if len(self.classes) == 2 else len(self.classes)
+        x_copies = lattice_copies(x_budgets, sens_x, self.n_features)
+        y_copies = lattice_copies(y_budgets, sens_y, label_width, input_step=1.0)
+        self.sigma_x = np.array([copy.sigma[0] for copy in x_copies])
+        self.sigma_y = np.array([copy.sigma[0] for copy in y_copies])
+        self.granularity_x = np.array([copy.granularity[0] for copy in x_copies])
+        self.granularity_y = np.array([copy.granularity[0] for copy in y_copies])
+        self.granularity = float(
+            min(self.granularity_x.min(), self.granularity_y.min())
+        )
+        self.delta_slack = float(sum(copy.slack for copy in x_copies + y_copies))
+        self.delta = provided_delta(self.delta, x_copies + y_copies)
+        for copy in x_copies + y_copies:  # build and check each sampler once
+            lattice_noise_sampler(copy.sigma[0], copy.granularity[0], copy.tv_bound[0])
         self.chunk_size = chunk_rows(
             len(x_budgets) * self.n_features + len(y_budgets) * label_width
         )
@@ -147,6 +177,10 @@ class GaussianCopiesRandomizer(LocalRandomizer):
     def n_label_copies(self):
         return len(self.sigma_y)
 
+    @property
+    def _label_shape(self):
+        return () if len(self.classes) == 2 else (len(self.classes),)
+
     def _config(self):
         return {
             "calibration": "paper",
@@ -156,16 +190,82 @@ class GaussianCopiesRandomizer(LocalRandomizer):
             "protocol": self.protocol,
             "sigma_x": self.sigma_x.tolist(),
             "sigma_y": self.sigma_y.tolist(),
+            "granularity_x": self.granularity_x.tolist(),
+            "granularity_y": self.granularity_y.tolist(),
         }
 
-    def _randomize_chunk(self, X, y, rng):
-        clipped = clip_l2(X, self.data_norm)
-        labels = encode_labels(y, self.classes)
-        n = X.shape[0]
-        noise_x = rng.standard_normal((n, len(self.sigma_x), self.n_features))
-        sigma_y = self.sigma_y if labels.ndim == 1 else self.sigma_y[:, None]
-        noise_y = rng.standard_normal((n, len(self.sigma_y)) + labels.shape[1:])
+    def report_support(self):
+        """Every copy on its own lattice, within its noise's reach of the clipped value."""
+        binary = len(self.classes) == 2
         return {
-            "x": clipped[:, None, :] + noise_x * self.sigma_x[:, None],
-            "y": labels[:, None] + noise_y * sigma_y,
+            "x": _copies_support(
+                (self.n_features,),
+                -self.data_norm,
+                self.data_norm,
+                self.sigma_x,
+                self.granularity_x,
+            ),
+            "y": _copies_support(
+                self._label_shape,
+                -1.0 if binary else 0.0,
+                1.0,
+                self.sigma_y,
+                self.granularity_y,
+            ),
         }
+
+    def _randomize_chunk(self, X, y, source, public):
+        clipped = clip_to_ball(X, self.data_norm)
+        labels = encode_labels(y, self.classes)
+        x = np.stack(
+            [
+                lattice_release(clipped, sigma, step, source)
+                for sigma, step in zip(self.sigma_x, self.granularity_x, strict=True)
+            ],
+            axis=1,
+        )
+        y = np.stack(
+            [
+                lattice_release(labels, sigma, step, source)
+                for sigma, step in zip(self.sigma_y, self.granularity_y, strict=True)
+            ],
+            axis=1,
+        )
+        return {"x": x, "y": y}
+
+
+class CopiesSupport(FieldSupport):
+    """A :class:`FieldSupport` whose copies (first axis) have their own lattice steps.
+
+    ``step`` is the finest step (every value is a multiple of it);
+    :meth:`check` holds each copy to its own ``steps[j]``.
+    """
+
+    def __init__(self, shape, low, high, steps):
+        steps = np.asarray(steps, dtype=np.float64)
+        super().__init__(shape, low, high, steps.min())
+        extra = (1,) * (len(self.shape) - 1)
+        self.steps = np.broadcast_to(steps.reshape((-1,) + extra), self.shape)
+
+    def check(self, values):
+        codes = super().check(values)
+        values = np.asarray(values)
+        n = values.shape[0]
+        with np.errstate(invalid="ignore"):
+            ratio = values.reshape(n, -1) / self.steps.reshape(1, -1)
+            off = ~(ratio == np.rint(ratio)).all(axis=1)
+        codes[(codes == 0) & off] = 2
+        return codes
+
+
+def _copies_support(shape, low, high, sigmas, steps):
+    supports = [
+        lattice_support(shape, low, high, step, lattice_noise_sampler(sigma, step))
+        for sigma, step in zip(sigmas, steps, strict=True)
+    ]
+    return CopiesSupport(
+        (len(supports),) + shape,
+        np.stack([np.broadcast_to(s.low, shape) for s in supports]),
+        np.stack([np.broadcast_to(s.high, shape) for s in supports]),
+        steps,
+    )

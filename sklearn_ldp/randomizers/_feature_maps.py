@@ -15,6 +15,13 @@ A map is a callable ``(n, d) -> (n, m)`` with ``n_features``,
 :func:`feature_map_from_config` rebuilds any of them. Pass one to
 :class:`~sklearn_ldp.randomizers.GaussianRecordRandomizer` as ``feature_map``.
 
+A map runs before the lattice step: the randomizer clips the map's output
+to ``feature_norm``, puts it on its public lattice by unbiased randomized
+rounding and adds lattice noise, so the map itself may compute in floating
+point (its output is never released as such). Its matrix and phases are
+public: they are drawn with numpy's generators from the public seed, never
+from the users' noise source, and reveal nothing about anyone's noise.
+
 Random Fourier features. A shift-invariant kernel ``k(x, x') = k(x - x')``
 with ``k(0) = 1`` is the characteristic function of a probability
 distribution ``p`` (Bochner's theorem), so with ``s ~ p`` and

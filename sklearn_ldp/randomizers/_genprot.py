@@ -49,7 +49,27 @@ i.e. ``eps = ln(e^(2 eps0) + tail(T))``, about ``2 eps0`` instead of
 ``10 eps0``: five times less noise at the same epsilon. ``eps0`` is
 calibrated by bisection; ``p_t <= 1`` needs ``c <= ln 2``, i.e.
 ``eps0 <= 2 ln 2`` (epsilon up to about 2.77; a larger request is served
-at that cap, a smaller, still valid, epsilon).
+at the cap ``2 ln(2 - 2^-31)``, a smaller, still valid, epsilon).
+
+On the lattice. The value ``v`` (clipped, in ``[0, 1]``) is put on the
+lattice ``g Z`` (``g`` a power of two, about ``1 / (1024 eps0)``) by
+unbiased randomized rounding, and the base mechanism is the discrete
+Laplace ``A(v) = v + g J``, ``P(J = j) ∝ exp(-eps0 g |j|)``, clamped to the
+public window ``bot +- m g`` (``m g = 1/2 + 30 / eps0``, or ``1 + 30 / eps0``
+for the paper's ``bot = 0``). For ``v`` and ``y`` on the lattice inside the
+window, ``P_v(y) / P_bot(y) = exp(eps0 (|y - bot| - |y - v|))`` exactly (the
+clamped end masses included), so everything above holds with sums in place
+of integrals: ``E_bot[p(y)] = 1/2``, the mixture, the estimate, and both
+guarantees (which need only ``q'_j / q_j <= e^(eps0 |v - v'|)`` and
+``q_j in [L, U]``, true for every ``v, v'`` of the lattice in ``[0, 1]``;
+the rounding is a mixture over such values, so it costs nothing). The
+public strings are drawn from the public stream, the bits with
+:meth:`~sklearn_ldp.randomizers.NoiseSource.bernoulli` and the index with
+:meth:`~sklearn_ldp.randomizers.NoiseSource.integers`; a report is the
+index and the public value ``y_g`` of the lattice. What is sampled (float
+``p_t``, 64-bit coins) is within a relative ``1e-13`` of the ideal law
+(:func:`~sklearn_ldp.accounting.genprot_sampling_error`), and the provided
+epsilon includes it (:func:`~sklearn_ldp.accounting.genprot_provided_epsilon`).
 
 Both calibrations are budget rules of :mod:`sklearn_ldp.accounting`
 (:func:`~sklearn_ldp.accounting.genprot_base_epsilon`,
@@ -57,31 +77,52 @@ Both calibrations are budget rules of :mod:`sklearn_ldp.accounting`
 also importable from :mod:`sklearn_ldp.randomizers`.
 """
 
+from functools import lru_cache
 from math import ceil, log2
 from numbers import Integral
 
 import numpy as np
-from sklearn.utils import check_random_state
 
 from ..accounting import (
     GENPROT_CALIBRATIONS,
     genprot_base_epsilon,
     genprot_epsilon,
+    genprot_provided_epsilon,
 )
-from ..utils import check_finite_array, check_noise_random_state
-from ._base import chunk_rows
+from ..utils import check_finite_array
+from ._base import FieldSupport, chunk_rows
+from ._sampling import (
+    check_client_random_state,
+    discrete_laplace,
+    lattice_granularity,
+    on_lattice,
+)
 from ._scalar import _IntervalMechanism
+
+#: Lattice points per Laplace scale ``1 / eps0`` (at least; fewer than twice).
+LATTICE_CELLS = 1024
+#: Public strings reach ``tail / eps0`` beyond the unit interval: the law
+#: clamped there moves ``E[z]`` by about ``e^-tail``.
+STRING_TAIL = 30.0
+
+
+@lru_cache(maxsize=16)
+def _string_sampler(decay, half_width):
+    """The public strings' law: discrete Laplace in lattice steps, clamped to the window."""
+    return discrete_laplace(decay, half_width)
 
 
 class GenProtMechanism(_IntervalMechanism):
     """GenProt over the Laplace mechanism: an epsilon-LDP scalar release in log2(T) bits.
 
     Seed 001, Appendix B, Algorithm 8 (the transformation of Bun, Nelson
-    and Stemmer, 2018); see :mod:`sklearn_ldp.randomizers._genprot` for the
-    protocol, the two guarantees and their derivation.
+    and Stemmer, 2018), on a public lattice; see
+    :mod:`sklearn_ldp.randomizers._genprot` for the protocol, the two
+    guarantees and their derivation.
 
     Guarantee: each released value is epsilon-LDP (pure), given the public
-    strings (which are independent of the data).
+    strings (which are independent of the data), for what is actually
+    sampled.
 
     Parameters
     ----------
@@ -96,9 +137,8 @@ class GenProtMechanism(_IntervalMechanism):
         calibration to be close to ``2 eps0``.
     calibration : {'tight', 'paper'}, default='tight'
         ``'paper'``: ``eps0 = epsilon / 10`` (Theorem 46, needs
-        ``epsilon <= 2.5``), public strings ``Lap(1 / eps0)`` around 0.
-        ``'tight'``: the derived bound, strings around the middle of the
-        interval.
+        ``epsilon <= 2.5``), public strings around 0. ``'tight'``: the
+        derived bound, strings around the middle of the interval.
 
     Attributes
     ----------
@@ -108,6 +148,11 @@ class GenProtMechanism(_IntervalMechanism):
         ``eps0`` of the base Laplace mechanism.
     bot : float
         The reference input, in ``[0, 1]`` units.
+    granularity : float
+        The lattice step of the public values (unit scale; indices are
+        integers).
+    window : tuple of float
+        ``(low, high)``: every public string lies in it (unit scale).
     communication_bits : int
 
     Examples
@@ -144,54 +189,103 @@ class GenProtMechanism(_IntervalMechanism):
         self.base_epsilon = genprot_base_epsilon(
             self.epsilon, self.n_candidates, calibration
         )
-        if calibration == "paper":
-            self.bot = 0.0
-        else:
-            self.bot = 0.5
-            self.epsilon = min(
-                self.epsilon, genprot_epsilon(self.base_epsilon, self.n_candidates)
-            )
+        self.bot = 0.0 if calibration == "paper" else 0.5
+        self.epsilon = min(
+            self.epsilon,
+            genprot_provided_epsilon(self.base_epsilon, self.n_candidates, calibration),
+        )
         self.empty_weight = 2.0 ** (1 - self.n_candidates)
+        # The lattice must hold bot and the ends of [0, 1].
+        self.granularity = min(
+            lattice_granularity(1.0 / self.base_epsilon, cells=LATTICE_CELLS), 0.5
+        )
+        reach = max(self.bot, 1.0 - self.bot) + STRING_TAIL / self.base_epsilon
+        self._half_width = int(np.ceil(reach / self.granularity))
+        half = self._half_width * self.granularity
+        self.window = (self.bot - half, self.bot + half)
 
     @property
     def communication_bits(self):
         """Bits of one message, ``ceil(log2 T)``."""
         return int(ceil(log2(self.n_candidates)))
 
+    @property
+    def string_variance(self):
+        """Variance of a public string, ``g^2 2 p / (1 - p)^2``, ``p = e^(-eps0 g)``.
+
+        The two-sided geometric law's; the clamp to the window changes it by
+        a relative ``e^-30``.
+        """
+        p = np.exp(-self.base_epsilon * self.granularity)
+        return float(self.granularity**2 * 2.0 * p / (1.0 - p) ** 2)
+
+    def _sampler(self):
+        # Built on first use (the server never draws strings) and shared by
+        # equal configurations: the table has ~2 m entries (m ~ 30 000).
+        return _string_sampler(self.base_epsilon * self.granularity, self._half_width)
+
     def public_strings(self, n_users, random_state=None):
-        """Draw ``(n_users, T)`` public strings from ``A(bot) = bot + Lap(1/eps0)`` (unit scale)."""
-        rng = check_random_state(random_state)
-        return self.bot + rng.laplace(
-            0.0, 1.0 / self.base_epsilon, size=(n_users, self.n_candidates)
-        )
+        """Draw ``(n_users, T)`` public strings from ``A(bot)`` (unit scale, on the lattice).
 
-    def _select(self, v, strings, rng):
-        eps0 = self.base_epsilon
-        prob = 0.5 * np.exp(
-            eps0 * (np.abs(strings - self.bot) - np.abs(strings - v[:, None]))
+        Parameters
+        ----------
+        n_users : int
+        random_state : None, int, RandomState, Generator or NoiseSource
+            The public stream (:func:`~sklearn_ldp.randomizers.check_client_random_state`).
+        """
+        steps = self._string_steps(
+            int(n_users), check_client_random_state(random_state)
         )
-        inside = (prob >= 0.5 * np.exp(-2.0 * eps0)) & (
-            prob <= 0.5 * np.exp(2.0 * eps0)
-        )
-        prob = np.where(inside, prob, 0.5)
-        bits = rng.random_sample(strings.shape) < prob
-        # Uniform over the set bits (or over all T if none is set): the
-        # largest of independent uniform keys, shifted up by 1 where b_t = 1.
-        keys = rng.random_sample(strings.shape) + bits
-        return np.argmax(keys, axis=1)
+        return self.bot + self.granularity * steps
 
-    def randomize(self, values, random_state=None, *, public_strings=None):
+    def _string_steps(self, n_users, public):
+        """Public strings as lattice steps from ``bot`` (int64, ``(n_users, T)``)."""
+        return self._sampler().sample(public, (n_users, self.n_candidates))
+
+    def _bit_probabilities(self):
+        """``p(d) = exp(eps0 g d) / 2`` for ``d = -D..D`` lattice steps, and ``D``.
+
+        ``d = |y - bot| / g - |y - v| / g`` is an integer with ``|d| <= |v -
+        bot| / g <= D``, so the probabilities are a table (computed from the
+        current ``base_epsilon``).
+        """
+        reach = int(np.ceil(max(self.bot, 1.0 - self.bot) / self.granularity))
+        steps = np.arange(-reach, reach + 1, dtype=np.float64)
+        return 0.5 * np.exp(self.base_epsilon * self.granularity * steps), reach
+
+    def _select(self, v_steps, string_steps, source):
+        """Each user's index ``g``: uniform among the set bits (all T if none).
+
+        ``v_steps`` and ``string_steps`` are lattice steps from ``bot``.
+        """
+        table, reach = self._bit_probabilities()
+        offset = np.abs(string_steps)
+        offset -= np.abs(string_steps - v_steps[:, None])
+        offset += reach
+        bits = source.bernoulli(table[offset])
+        count = bits.sum(axis=1)
+        empty = count == 0
+        choices = np.where(empty, self.n_candidates, count)
+        rank = source.integers(choices, choices.shape)
+        chosen = bits | empty[:, None]
+        return np.argmax(np.cumsum(chosen, axis=1) > rank[:, None], axis=1)
+
+    def randomize(self, values, random_state=None, *, public=None, public_strings=None):
         """Reports of shape ``values.shape + (2,)``: the public value ``y_g`` and ``g``.
 
         Parameters
         ----------
         values : array-like
-        random_state : int, RandomState instance or None, default=None
-            The users' private randomness, and the public strings' when
-            ``public_strings`` is None.
+        random_state : None, int, RandomState, Generator or NoiseSource, default=None
+            The users' private randomness
+            (:func:`~sklearn_ldp.randomizers.check_client_random_state`;
+            None: the operating system's CSPRNG).
+        public : None, int, RandomState, Generator or NoiseSource, default=None
+            The public stream the strings are drawn from; None: the
+            separate public stream of ``random_state``.
         public_strings : ndarray of shape (n_values, T) or None, default=None
-            Public strings in unit (``[0, 1]``-interval) scale, e.g. from
-            :meth:`public_strings`; drawn here when None.
+            Public strings in unit (``[0, 1]``-interval) scale, on the
+            lattice (e.g. from :meth:`public_strings`); drawn here when None.
 
         Returns
         -------
@@ -200,10 +294,11 @@ class GenProtMechanism(_IntervalMechanism):
             the public strings and the index), ``[..., 1]`` is ``g``, the
             only data-dependent message.
         """
-        rng = check_noise_random_state(random_state)
+        source = check_client_random_state(random_state)
         values = check_finite_array(values, name="values")
         v = 0.5 * (self._to_unit(values).reshape(-1) + 1.0)
         n = v.size
+        g = self.granularity
         if public_strings is not None:
             public_strings = check_finite_array(public_strings, name="public_strings")
             if public_strings.shape != (n, self.n_candidates):
@@ -211,20 +306,46 @@ class GenProtMechanism(_IntervalMechanism):
                     f"public_strings must have shape ({n}, {self.n_candidates}), got "
                     f"{public_strings.shape}."
                 )
+            if not on_lattice(public_strings, g).all():
+                raise ValueError(
+                    f"public_strings must be multiples of the granularity {g!r}."
+                )
+            given_steps = np.rint((public_strings - self.bot) / g).astype(np.int64)
+        else:
+            public = source.public() if public is None else public
+            public = check_client_random_state(public)
         out = np.empty((n, 2))
-        # Each user's T public strings are held at once.
-        step = chunk_rows(self.n_candidates)
+        # Each user's T public strings and a few temporaries are held at once.
+        step = chunk_rows(4 * self.n_candidates)
         for start in range(0, n, step):
             rows = slice(start, min(start + step, n))
             strings = (
-                self.public_strings(rows.stop - rows.start, rng)
+                self._string_steps(rows.stop - rows.start, public)
                 if public_strings is None
-                else public_strings[rows]
+                else given_steps[rows]
             )
-            index = self._select(v[rows], strings, rng)
-            out[rows, 0] = strings[np.arange(index.size), index]
+            # Unbiased randomized rounding of v onto the lattice, in steps from bot.
+            scaled = v[rows] / g
+            floor = np.floor(scaled)
+            v_steps = (floor + source.bernoulli(scaled - floor)).astype(np.int64)
+            v_steps -= int(round(self.bot / g))
+            index = self._select(v_steps, strings, source)
+            out[rows, 0] = self.bot + g * strings[np.arange(index.size), index]
             out[rows, 1] = index
         return out.reshape(values.shape + (2,))
+
+    def report_support(self, shape=()):
+        """Support of the reports of values of ``shape``: ``shape + (2,)``.
+
+        The public value lies in :attr:`window` on the lattice, the index in
+        ``0..T-1`` (an integer, a multiple of the granularity).
+        """
+        return FieldSupport(
+            tuple(shape) + (2,),
+            [self.window[0], 0.0],
+            [self.window[1], self.n_candidates - 1.0],
+            self.granularity,
+        )
 
     def estimate(self, reports):
         """Unbiased estimates ``(y_g - w bot) / (1 - w)``, mapped back to the interval."""
@@ -234,12 +355,21 @@ class GenProtMechanism(_IntervalMechanism):
         return self.lower + (self.upper - self.lower) * unit
 
     def variance(self, values=None):
-        """Variance of :meth:`estimate` for true values ``values``."""
+        """Variance of :meth:`estimate` for true values ``values``.
+
+        The lattice rounding of ``v`` adds ``g^2 f (1 - f)`` (``f`` the
+        fractional part of ``v / g``) to the second moment of ``A(v)``.
+        """
         values = np.zeros(()) if values is None else np.asarray(values, dtype=float)
         v = 0.5 * (self._to_unit(values) + 1.0)
         w, bot = self.empty_weight, self.bot
-        laplace = 2.0 / self.base_epsilon**2
+        fraction = v / self.granularity - np.floor(v / self.granularity)
+        rounding = self.granularity**2 * fraction * (1.0 - fraction)
+        laplace = self.string_variance
         mean = (1.0 - w) * v + w * bot
-        second = (1.0 - w) * (laplace + v**2) + w * (laplace + bot**2)
+        second = (1.0 - w) * (laplace + v**2 + rounding) + w * (laplace + bot**2)
         unit = (second - mean**2) / (1.0 - w) ** 2
         return (self.upper - self.lower) ** 2 * unit
+
+
+__all__ = ["GenProtMechanism", "genprot_epsilon"]

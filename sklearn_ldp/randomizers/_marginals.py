@@ -150,9 +150,12 @@ class MarginalRandomizer(VectorAverageRandomizer):
     ``scale_j u_j(x)`` with ``u_j = 1[support_j subset of x] in {0, 1}`` and
     a public ``scale_j`` (``w_|S|`` or ``c_|alpha| multinomial(alpha)``).
     The sampled scheme releases one ``u_j`` (range 1) with the full epsilon;
-    the full vector releases all entries with ``Lap(d b / epsilon)``,
-    ``b = max_j |scale_j|`` (the printed ``b``, the widest entry range), l1
-    sensitivity at most ``d b``.
+    the full vector releases every ``u_j`` with the discrete Laplace of
+    scale ``d / epsilon`` (``d`` releases at ``epsilon / d``), so entry ``j``
+    has noise of scale ``|scale_j| d / epsilon``, at most the printed
+    ``d b / epsilon`` (``b = max_j |scale_j|``, the widest entry range).
+    Reports are unit values on the mechanism's lattice (bits need no
+    rounding); the server multiplies by ``scale_j``.
 
     Parameters
     ----------
@@ -167,8 +170,6 @@ class MarginalRandomizer(VectorAverageRandomizer):
     binarize : float or None
         Public threshold: the user's bit ``j`` is ``x_j > binarize``; None
         requires 0/1 records.
-    public_seed : int or None
-        Seed of the public partition (sampled scheme).
 
     Examples
     --------
@@ -191,12 +192,11 @@ class MarginalRandomizer(VectorAverageRandomizer):
         coefficients="multilinear",
         mechanism="piecewise",
         binarize=0.0,
-        public_seed=None,
     ):
         self.n_features = int(n_features)
         if self.n_features < 1:
             raise ValueError(f"n_features must be >= 1, got {n_features}.")
-        self._init_mechanism(epsilon, mechanism, public_seed)
+        self._init_mechanism(epsilon, mechanism)
         if isinstance(k, bool) or not isinstance(k, Integral) or k < 1:
             raise ValueError(f"k must be an integer >= 1, got {k!r}.")
         self.k = int(k)
@@ -228,6 +228,7 @@ class MarginalRandomizer(VectorAverageRandomizer):
             coef = np.zeros(self.degree + 1)
             coef[: self.polynomial.coef.size] = self.polynomial.coef
             self.coordinate_scale = coef[self.monomial_degree] * multinomial
+        self._build_mechanism()
 
     def _size_advice(self):
         if self.coefficients == "monomial":

@@ -1,6 +1,10 @@
 """What the server receives: the reports of a population of users."""
 
+import hashlib
+import importlib.metadata
 import json
+import os
+import zipfile
 
 import numpy as np
 
@@ -8,8 +12,25 @@ import numpy as np
 #: renamed the configuration values that carried paper labels (a GLM
 #: ``protocol`` of ``'seed003'`` / ``'seed001'`` is now ``'power_copies'`` /
 #: ``'product_copies'``; ``approximation='lemma32'`` is ``'smoothed_quantile'``)
-#: and moved randomizer classes, whose names the configuration carries.
+#: and moved randomizer classes, whose names the configuration carries; its
+#: header carries the library version and the SHA-256 of the content, and the
+#: file the SHA-256 of the header.
 REPORTS_FORMAT_VERSION = 2
+
+#: Largest header a reports file may hold (the JSON configuration).
+MAX_HEADER_BYTES = 1 << 20
+
+
+def library_version():
+    """The installed sklearn_ldp version, read without importing the estimators."""
+    try:
+        return importlib.metadata.version("sklearn_ldp")
+    except importlib.metadata.PackageNotFoundError:  # pragma: no cover - source tree
+        return "0+unknown"
+
+
+def _major(version):
+    return str(version).split(".", 1)[0]
 
 
 class Reports:
@@ -43,6 +64,8 @@ class Reports:
     >>> r.save(path)
     >>> Reports.load(path).config
     {'name': 'demo'}
+    >>> Reports.load(path).content_hash() == r.content_hash()
+    True
     """
 
     def __init__(self, fields, config):
@@ -90,53 +113,112 @@ class Reports:
         """The reports of a subset of users (an index array or a slice)."""
         return Reports({k: v[indices] for k, v in self.fields.items()}, self.config)
 
+    def content_hash(self):
+        """SHA-256 (hex) of the configuration and every field: names, dtypes, shapes, values.
+
+        Two batches with the same hash are the same reports (a batch sent
+        twice); :meth:`save` stores it and :meth:`load` checks it.
+        """
+        digest = hashlib.sha256(config_fingerprint(self.config).encode())
+        for name, value in self.fields.items():
+            value = np.ascontiguousarray(value)
+            digest.update(json.dumps([name, value.dtype.str, value.shape]).encode())
+            digest.update(value.tobytes())
+        return digest.hexdigest()
+
     def save(self, path):
         """Write the reports to a ``.npz`` file (no pickle) with their configuration.
 
-        The file stores every field, the public configuration as JSON, and
-        the file format version; :meth:`load` refuses other versions.
+        The file stores every field and a JSON header: the public
+        configuration, the file format version, the library version, the
+        number of users and the SHA-256 of the content
+        (:meth:`content_hash`); the SHA-256 of the header itself is stored
+        beside it. :meth:`load` checks all of them.
         """
         header = {
             "format_version": REPORTS_FORMAT_VERSION,
+            "library": "sklearn_ldp",
+            "library_version": library_version(),
+            "n_users": len(self),
             "fields": list(self.fields),
             "config": self.config,
+            "content_sha256": self.content_hash(),
         }
+        text = json.dumps(header, sort_keys=True, default=_json_default)
         arrays = {f"field_{i}": value for i, value in enumerate(self.fields.values())}
         np.savez(
             path,
-            header=np.array(json.dumps(header, sort_keys=True, default=_json_default)),
+            header=np.array(text),
+            header_sha256=np.array(hashlib.sha256(text.encode()).hexdigest()),
             **arrays,
         )
 
     @classmethod
-    def load(cls, path):
-        """Read reports written by :meth:`save`.
+    def read_header(cls, path):
+        """The checked header of a reports file, without reading its fields.
 
-        Raises a ``ValueError`` for a file of another format version or one
-        that is not a reports file.
+        The header holds ``format_version``, ``library_version``,
+        ``n_users``, ``fields``, ``config`` and ``content_sha256``; its own
+        SHA-256, the format and the library major version are checked (the
+        content is checked by :meth:`load`). A server reads it first to
+        refuse a duplicate or an oversized file cheaply.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`load`.
         """
-        with np.load(path, allow_pickle=False) as data:
-            if "header" not in data:
-                raise ValueError(f"{path} is not a sklearn_ldp reports file.")
-            header = json.loads(str(data["header"]))
-            version = header.get("format_version")
-            if isinstance(version, int) and version < REPORTS_FORMAT_VERSION:
+        with _open_reports_file(path) as data:
+            return _guarded(path, _read_header, path, data)
+
+    @classmethod
+    def load(cls, path, *, max_users=None):
+        """Read reports written by :meth:`save`, refusing any file that is not intact.
+
+        Parameters
+        ----------
+        path : str or path-like
+        max_users : int or None, default=None
+            Refuse a file that declares more users than this before reading
+            its fields (a server's limit from the population it announced).
+
+        Raises
+        ------
+        ValueError
+            With a one-line reason, naming ``path``, for an empty, truncated
+            or corrupted file, a file that is not a sklearn_ldp reports file,
+            one of another format version or library major version, one
+            whose header or content does not match its SHA-256, or one with
+            more than ``max_users`` users.
+        """
+        with _open_reports_file(path) as data:
+            header = _guarded(path, _read_header, path, data)
+            if max_users is not None and header["n_users"] > max_users:
                 raise ValueError(
-                    f"{path} was written by an older sklearn_ldp (reports format "
-                    f"version {version}); this version reads version "
-                    f"{REPORTS_FORMAT_VERSION} only, whose configuration names "
-                    "changed. The server cannot check those reports against its "
-                    "configuration: collect them again with the current client."
+                    f"{path}: declares {header['n_users']} users, more than the "
+                    f"{max_users} allowed."
                 )
-            if version != REPORTS_FORMAT_VERSION:
-                raise ValueError(
-                    f"{path} has reports format version {version!r}; this version "
-                    f"of sklearn_ldp reads version {REPORTS_FORMAT_VERSION}."
-                )
-            fields = {
-                name: data[f"field_{i}"] for i, name in enumerate(header["fields"])
-            }
-        return cls(fields, header["config"])
+            fields = _guarded(
+                path,
+                lambda: {
+                    name: data[f"field_{i}"] for i, name in enumerate(header["fields"])
+                },
+            )
+        try:
+            reports = cls(fields, header["config"])
+        except ValueError as error:
+            raise ValueError(f"{path}: corrupted reports file ({error})") from None
+        if len(reports) != header["n_users"]:
+            raise ValueError(
+                f"{path}: holds {len(reports)} users, its header declares "
+                f"{header['n_users']}."
+            )
+        if reports.content_hash() != header["content_sha256"]:
+            raise ValueError(
+                f"{path}: the reports do not match the SHA-256 in the header: the "
+                "file was corrupted or altered after it was written."
+            )
+        return reports
 
     @classmethod
     def concatenate(cls, reports):
@@ -164,6 +246,108 @@ class Reports:
             for name in first.fields
         }
         return cls(fields, first.config)
+
+
+def _open_reports_file(path):
+    """The open ``.npz`` archive at ``path``; a one-line ValueError if it is not one."""
+    if not os.path.isfile(path):
+        raise ValueError(f"{path}: no such file.")
+    if os.path.getsize(path) == 0:
+        raise ValueError(f"{path}: empty file (0 bytes), not a reports file.")
+    with open(path, "rb") as handle:
+        if handle.read(4) != b"PK\x03\x04":
+            raise ValueError(
+                f"{path} is not a sklearn_ldp reports file (not an .npz archive)."
+            )
+    try:
+        data = np.load(path, allow_pickle=False)
+    except (OSError, EOFError, ValueError, zipfile.BadZipFile) as error:
+        raise ValueError(
+            f"{path}: truncated or corrupted reports file ({_first_line(error)})."
+        ) from None
+    if "header" not in data:
+        data.close()
+        raise ValueError(f"{path} is not a sklearn_ldp reports file.")
+    return data
+
+
+def _guarded(path, read, *args):
+    """``read(*args)``, with any failure of a damaged archive as one line naming ``path``."""
+    try:
+        return read(*args)
+    except ValueError as error:
+        if str(error).startswith(str(path)):
+            raise
+        raise ValueError(
+            f"{path}: corrupted reports file ({_first_line(error)})."
+        ) from None
+    except (OSError, EOFError, KeyError, TypeError, zipfile.BadZipFile) as error:
+        raise ValueError(
+            f"{path}: truncated or corrupted reports file ({_first_line(error)})."
+        ) from None
+
+
+def _first_line(error):
+    text = str(error)
+    return text.splitlines()[0] if text else type(error).__name__
+
+
+def _read_header(path, data):
+    """The checked JSON header of an open reports file (format, library, SHA-256)."""
+    text = str(data["header"])
+    if len(text) > MAX_HEADER_BYTES:
+        raise ValueError(f"{path}: header larger than {MAX_HEADER_BYTES} bytes.")
+    try:
+        header = json.loads(text)
+    except json.JSONDecodeError:
+        raise ValueError(
+            f"{path}: corrupted reports file (header is not JSON)."
+        ) from None
+    if not isinstance(header, dict):
+        raise ValueError(f"{path} is not a sklearn_ldp reports file.")
+    version = header.get("format_version")
+    if isinstance(version, int) and version < REPORTS_FORMAT_VERSION:
+        raise ValueError(
+            f"{path} was written by an older sklearn_ldp (reports format "
+            f"version {version}); this version reads version "
+            f"{REPORTS_FORMAT_VERSION} only, whose configuration names "
+            "changed. The server cannot check those reports against its "
+            "configuration: collect them again with the current client."
+        )
+    if version != REPORTS_FORMAT_VERSION:
+        raise ValueError(
+            f"{path} has reports format version {version!r}; this version "
+            f"of sklearn_ldp reads version {REPORTS_FORMAT_VERSION}."
+        )
+    if "header_sha256" not in data:
+        raise ValueError(
+            f"{path}: no SHA-256 of its header (written before reports files "
+            "carried one); collect the reports again with the current client."
+        )
+    if hashlib.sha256(text.encode()).hexdigest() != str(data["header_sha256"]):
+        raise ValueError(
+            f"{path}: the header does not match its SHA-256: the file was "
+            "corrupted or altered after it was written."
+        )
+    written_by = header.get("library_version")
+    if header.get("library") != "sklearn_ldp" or _major(written_by) != _major(
+        library_version()
+    ):
+        raise ValueError(
+            f"{path} was written by sklearn_ldp {written_by!r}; this server runs "
+            f"{library_version()} and reads files of major version "
+            f"{_major(library_version())} only."
+        )
+    n_users, fields = header.get("n_users"), header.get("fields")
+    if not (
+        isinstance(n_users, int)
+        and n_users >= 0
+        and isinstance(fields, list)
+        and isinstance(header.get("config"), dict)
+        and isinstance(header.get("content_sha256"), str)
+    ):
+        raise ValueError(f"{path}: corrupted reports file (incomplete header).")
+    return header
 
 
 def config_fingerprint(config):

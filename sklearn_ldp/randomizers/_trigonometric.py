@@ -62,11 +62,14 @@ class TrigonometricRandomizer(VectorAverageRandomizer):
 
     Guarantee: each user's record is epsilon-LDP. Every entry lies in
     ``[-1, 1]`` (a product of cosines): the sampled scheme releases one with
-    the full epsilon on that interval; the full vector adds
-    ``Lap(2 d / epsilon)`` to each of the ``d = t^p - 1`` entries (l1
-    sensitivity at most ``2 d``). Seed 001 prints ``b = 1`` for Lemma 3,
-    whose values lie in ``[0, b]``; the entries here range over an interval
-    of width 2, so ``b = 2`` is what makes Lemma 3 apply.
+    the full epsilon on that interval; the full vector releases each of the
+    ``d = t^p - 1`` entries with the discrete Laplace of scale
+    ``2 d / epsilon`` (``d`` releases at ``epsilon / d``; l1 sensitivity at
+    most ``2 d``). Seed 001 prints ``b = 1`` for Lemma 3, whose values lie in
+    ``[0, b]``; the entries here range over an interval of width 2, so
+    ``b = 2`` is what makes Lemma 3 apply. Reports are on the mechanism's
+    lattice; the entries are rounded onto it inside ``[-1, 1]``, which
+    costs nothing (the guarantee holds for any two values of the interval).
 
     Parameters
     ----------
@@ -77,7 +80,6 @@ class TrigonometricRandomizer(VectorAverageRandomizer):
     lower, upper : array-like of shape (n_features,)
         The public box.
     mechanism : {'piecewise', 'duchi', 'laplace', 'full_vector'}
-    public_seed : int or None
 
     Examples
     --------
@@ -99,12 +101,11 @@ class TrigonometricRandomizer(VectorAverageRandomizer):
         lower=-1.0,
         upper=1.0,
         mechanism="piecewise",
-        public_seed=None,
     ):
         self.n_features = int(n_features)
         if self.n_features < 1:
             raise ValueError(f"n_features must be >= 1, got {n_features}.")
-        self._init_mechanism(epsilon, mechanism, public_seed)
+        self._init_mechanism(epsilon, mechanism)
         if isinstance(degree, bool) or not isinstance(degree, Integral) or degree < 1:
             raise ValueError(f"degree must be an integer >= 1, got {degree!r}.")
         self.degree = int(degree)
@@ -122,6 +123,7 @@ class TrigonometricRandomizer(VectorAverageRandomizer):
         self._check_size()
         self.unit_interval = (-1.0, 1.0)
         self.coordinate_scale = np.ones(self.n_coordinates)
+        self._build_mechanism()
 
     def _size_advice(self):
         return (

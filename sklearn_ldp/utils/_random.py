@@ -33,6 +33,12 @@ def _tagged_state(seed, tag):
     return np.random.RandomState(state.generate_state(624))
 
 
+def _fresh_state():
+    # Never numpy's global RandomState: it is shared with the rest of the
+    # process, and np.random.seed(...) anywhere would make the noise known.
+    return np.random.RandomState(np.random.SeedSequence().generate_state(624))
+
+
 def _is_seed(random_state):
     return isinstance(random_state, Integral) and not isinstance(random_state, bool)
 
@@ -43,9 +49,10 @@ def check_noise_random_state(random_state):
     Parameters
     ----------
     random_state : None, int or RandomState
-        ``None`` and ``RandomState`` instances are returned as
-        ``check_random_state`` returns them; an integer gives a generator
-        seeded with ``SeedSequence([random_state, tag])``.
+        ``None`` gives a generator seeded from fresh OS entropy (never
+        numpy's global state); a ``RandomState`` instance is returned as is;
+        an integer gives a generator seeded with
+        ``SeedSequence([random_state, tag])``.
 
     Returns
     -------
@@ -60,6 +67,8 @@ def check_noise_random_state(random_state):
     >>> bool(np.any(data == noise))
     False
     """
+    if random_state is None:
+        return _fresh_state()
     if _is_seed(random_state):
         return _tagged_state(random_state, _NOISE_STREAM_TAG)
     return check_random_state(random_state)
@@ -68,9 +77,9 @@ def check_noise_random_state(random_state):
 def check_server_random_state(random_state):
     """The server's generator: an integer seeds a stream apart from the users' noise.
 
-    ``None`` and ``RandomState`` instances are returned as
-    ``check_random_state`` returns them (an instance shared with the
-    simulated users simply continues after their draws).
+    ``None`` gives a generator seeded from fresh OS entropy (never numpy's
+    global state); a ``RandomState`` instance is returned as is (an instance
+    shared with the simulated users simply continues after their draws).
 
     Examples
     --------
@@ -80,6 +89,8 @@ def check_server_random_state(random_state):
     >>> bool(np.any(noise == server))
     False
     """
+    if random_state is None:
+        return _fresh_state()
     if _is_seed(random_state):
         return _tagged_state(random_state, _SERVER_STREAM_TAG)
     return check_random_state(random_state)

@@ -38,9 +38,7 @@ def test_grid_estimate_reads_every_mechanism_report_layout():
     X = np.random.RandomState(0).uniform(-1, 1, size=(400, 1))
     y = 0.5 * X[:, 0]
     for mechanism in ["full_grid", "piecewise", "bassily_smith", "genprot"]:
-        rand = BernsteinLossRandomizer(
-            1, epsilon=1.0, degree=2, mechanism=mechanism, public_seed=3
-        )
+        rand = BernsteinLossRandomizer(1, epsilon=1.0, degree=2, mechanism=mechanism)
         reports = rand.randomize(X, y, random_state=0)
         values, counts = estimate_grid_risk(rand, reports)
         assert values.shape == counts.shape == (rand.n_grid,)
@@ -52,10 +50,14 @@ def test_grid_estimate_reads_every_mechanism_report_layout():
 
 def test_vector_mean_of_an_exact_full_vector_and_a_forged_shape():
     X = (np.random.RandomState(0).uniform(size=(300, 3)) < 0.5).astype(float)
-    rand = MarginalRandomizer(3, epsilon=1e12, k=2, mechanism="full_vector")
-    reports = rand.randomize(X, random_state=0)
+    rand = MarginalRandomizer(3, epsilon=1.0, k=2, mechanism="full_vector")
+    # Noise-free reports (the unit entries are bits, on every lattice): no
+    # epsilon makes 64-bit discrete Laplace noise negligible.
+    units = rand._unit_vector(rand._prepare(X))
+    reports = Reports({"vector": units}, rand.get_config())
+    assert rand.validate_reports(reports)[0].all()
     mean, counts = estimate_vector_mean(rand, reports)
-    exact = rand._unit_vector(rand._prepare(X)).mean(axis=0) * rand.coordinate_scale
+    exact = units.mean(axis=0) * rand.coordinate_scale
     np.testing.assert_allclose(mean, exact, atol=1e-6)
     assert np.all(counts == 300)
     forged = Reports({"vector": reports["vector"][:, :2]}, reports.config)

@@ -38,34 +38,34 @@ def true_grid_values(randomizer, X, y, groups):
 
 @pytest.mark.parametrize("mechanism", MECHANISMS)
 def test_grid_estimate_is_unbiased_with_the_predicted_variance(mechanism):
-    """Monte Carlo over the users' noise, data and public partition fixed.
+    """Monte Carlo over the users' noise and public groups, data fixed.
 
-    Each grid estimate is a mean of independent per-user estimates, so over
-    R repetitions its average has standard deviation sqrt(V_g / R) with
-    V_g = sum_i Var_i / |I_g|^2 (Var_i from the mechanism's documented
-    variance at the user's value; all n users for 'full_grid'). We assert
-    |average - truth| <= 4.5 sd per grid point (9 points x 5 mechanisms:
-    a false alarm has probability < 1e-3) and that the sample variance
-    matches V_g by a chi-square test at the 1e-4 level per point.
+    Each grid estimate is a mean of independent per-user estimates. With
+    the partition scheme, one batch of n = 900 users is dealt into G = 9
+    groups of exactly m = 100 (``random_groups``), each a uniformly
+    random set of users, so its variance is the sampling variance of a
+    simple random sample, (1 - m / n) S_g^2 / m (S_g^2 the population
+    variance of the normalized losses at point g), plus the mean over all
+    users of the mechanism's documented variance, divided by m. With
+    'full_grid', V_g = sum_i Var_i / n^2. Over R repetitions the average
+    has standard deviation sqrt(V_g / R); we assert |average - truth| <=
+    4.5 sd per grid point (9 points x 6 mechanisms: a false alarm has
+    probability < 1e-3) and that the sample variance matches V_g by a
+    chi-square test at the 1e-4 level per point.
     """
     n, repeats = 900, 400
     X, y = linear_data(n, seed=1)
-    rand = BernsteinLossRandomizer(
-        1, epsilon=2.0, degree=2, mechanism=mechanism, public_seed=7
-    )
+    rand = BernsteinLossRandomizer(1, epsilon=2.0, degree=2, mechanism=mechanism)
     Xc, yc = rand.clip_record(X, y)
+    losses = rand.normalized_loss_grid(Xc, yc, rand.grid_points())
+    truth = losses.mean(axis=0)
+    per_user = rand.scalar_mechanism.variance(losses)
     if mechanism == "full_grid":
-        losses = rand.normalized_loss_grid(Xc, yc, rand.grid_points())
-        truth = losses.mean(axis=0)
-        variance = rand.scalar_mechanism.variance(losses).sum(axis=0) / n**2
+        variance = per_user.sum(axis=0) / n**2
     else:
-        groups = rand.assign_groups(n, 7)
-        truth = true_grid_values(rand, X, y, groups)
-        per_user = rand.scalar_mechanism.variance(rand.normalized_loss(Xc, yc, groups))
-        counts = np.bincount(groups, minlength=rand.n_grid)
-        variance = (
-            np.bincount(groups, weights=per_user, minlength=rand.n_grid) / counts**2
-        )
+        m = n // rand.n_grid
+        sampling = (1.0 - m / n) * losses.var(axis=0, ddof=1) / m
+        variance = sampling + per_user.mean(axis=0) / m
     rng = np.random.RandomState(0)
     estimates = np.array(
         [
@@ -90,9 +90,11 @@ def test_bassily_smith_printed_line_17_is_biased():
     groups = reports["group"]
     zb = reports["public_z"] * reports["bit"]
     truth = true_grid_values(rand, X, y, groups)
-    mean_zb = np.bincount(groups, weights=zb) / np.bincount(groups)
-    # Var(2 b z) = v^2 + 4 / eps0^2; 100_000 users per group.
-    sd = np.sqrt((1 + 4 / rand.scalar_mechanism.internal_epsilon**2) / 100_000)
+    counts = np.bincount(groups)
+    mean_zb = np.bincount(groups, weights=zb) / counts
+    # Var(2 b z) = v^2 + 4 / eps0^2; (degree + 1)^2 = 4 groups of 50_000 users.
+    assert np.all(counts == 50_000)
+    sd = np.sqrt((1 + 4 / rand.scalar_mechanism.internal_epsilon**2) / counts[0])
     np.testing.assert_allclose(2 * mean_zb, truth, atol=4.5 * sd)
     # The printed estimate n / |I_l| sum_{I_l} z_i = n * mean_zb is off by a
     # factor n / 2 wherever the loss is not ~0.
@@ -100,24 +102,36 @@ def test_bassily_smith_printed_line_17_is_biased():
     assert np.all(np.abs(printed - truth)[truth > 0.1] > 1000 * sd)
 
 
-def test_partition_is_public_balanced_and_data_independent():
+def test_groups_are_public_balanced_and_data_independent():
     rand = BernsteinLossRandomizer(2, epsilon=1.0, degree=3, mechanism="duchi")
-    groups = rand.assign_groups(1000, public_seed=3)
-    counts = np.bincount(groups, minlength=rand.n_grid)
-    assert rand.n_grid == 64 and counts.min() == 15 and counts.max() == 16
-    np.testing.assert_array_equal(groups, rand.assign_groups(1000, public_seed=3))
     X, y = linear_data(1000)
     X = np.c_[X, -X]
-    seeded = BernsteinLossRandomizer(
-        2, epsilon=1.0, degree=3, mechanism="duchi", public_seed=3
+    r1 = rand.randomize(X, y, random_state=0)
+    counts = np.bincount(r1["group"], minlength=rand.n_grid)
+    assert rand.n_grid == 64 and counts.min() == 15 and counts.max() == 16
+    # Groups come from the public stream: other data, the same groups.
+    r2 = rand.randomize(-X, 0 * y, random_state=0)
+    np.testing.assert_array_equal(r1["group"], r2["group"])
+    assert not np.array_equal(
+        r1["group"], rand.randomize(X, y, random_state=1)["group"]
     )
-    r1 = seeded.randomize(X, y, random_state=0)
-    r2 = seeded.randomize(-X, 0 * y, random_state=1)
-    np.testing.assert_array_equal(r1["group"], groups)
-    np.testing.assert_array_equal(r2["group"], groups)
-    assert r1.config["public_seed"] == 3
+    assert "public_seed" not in r1.config
     # The group is a per-user public value, part of what is audited.
     assert r1.as_matrix().shape == (1000, 2)
+
+
+def test_a_device_alone_draws_a_uniform_group():
+    # A device randomizes its one record: its group is uniform on the grid
+    # (it used to be group 0 for every lone device).
+    rand = BernsteinLossRandomizer(1, epsilon=1.0, degree=3)
+    groups = [
+        int(rand.randomize([[0.5]], [0.1], random_state=seed)["group"][0])
+        for seed in range(800)
+    ]
+    counts = np.bincount(groups, minlength=rand.n_grid)
+    expected = 800 / rand.n_grid
+    statistic = np.sum((counts - expected) ** 2 / expected)
+    assert statistic < chi2.ppf(1 - 1e-4, rand.n_grid - 1), counts
 
 
 def test_full_grid_uses_basic_composition():
@@ -210,7 +224,6 @@ def test_privacy_audit(mechanism, broken):
         degree=1,
         mechanism=mechanism,
         fit_intercept=False,
-        public_seed=0,
     )
     Xc, yc = rand.clip_record(np.array([RECORD_A[0]]), np.array([RECORD_A[1]]))
     np.testing.assert_allclose(

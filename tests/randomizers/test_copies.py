@@ -1,23 +1,39 @@
 """GaussianCopiesRandomizer: the printed multi-copy reports (seed 003 Alg. 5, seed 001
 Alg. 4-5): layout, calibration, and the privacy audit against a broken twin."""
 
-import copy
-
 import numpy as np
 import pytest
 
-from sklearn_ldp.accounting import gaussian_sigma, product_copies_budgets
-from sklearn_ldp.randomizers import GaussianCopiesRandomizer
+from sklearn_ldp.accounting import (
+    gaussian_sigma,
+    lattice_copies,
+    product_copies_budgets,
+)
+from sklearn_ldp.randomizers import (
+    GaussianCopiesRandomizer,
+    Reports,
+    clip_l2,
+    encode_labels,
+    on_lattice,
+)
 from sklearn_ldp.utils import audit_randomizer
 
 
 def _likelihood_ratio_statistic(rand, record_a, record_b):
     """Optimal statistic for independent Gaussian releases: sum of diff / sigma^2 * report."""
-    noiseless = copy.copy(rand)
-    for name in ("sigma_x", "sigma_y"):
-        setattr(noiseless, name, np.zeros_like(np.atleast_1d(getattr(rand, name))))
     means = [
-        noiseless.randomize(np.array([r[0]], float), np.array([r[1]]), 0).as_matrix()[0]
+        np.concatenate(
+            [
+                np.tile(
+                    clip_l2(np.array([r[0]], float), rand.data_norm)[0],
+                    rand.n_feature_copies,
+                ),
+                np.tile(
+                    np.ravel(encode_labels(np.array([r[1]]), rand.classes)),
+                    rand.n_label_copies,
+                ),
+            ]
+        )
         for r in (record_a, record_b)
     ]
     n_features, width = len(record_a[0]), means[0].size
@@ -120,7 +136,12 @@ def test_product_copies_report_binary():
     assert rand.n_feature_copies == rand.n_label_copies == 7
     x_budgets, _ = product_copies_budgets(1.0, 1e-5, 2)
     eps_copy, delta_release = x_budgets[1]
-    assert rand.sigma_x[1] == gaussian_sigma(eps_copy, delta_release, 4.0, "classic")
+    # On the lattice: the classic formula for the sensitivity widened by the
+    # rounding, at delta minus the sampler's slack; at this copy's budget
+    # (eps / 18) the cap on cells per sigma binds, widening by about 1.4%.
+    assert rand.sigma_x[1] == lattice_copies(x_budgets, 4.0, 3)[1].sigma[0]
+    continuous = gaussian_sigma(eps_copy, delta_release, 4.0, "classic")
+    assert continuous < rand.sigma_x[1] < 1.02 * continuous
     assert rand.sigma_y[0] == pytest.approx(rand.sigma_y[1] / 3)
     X = np.array([[10.0, 0.0, 0.0]] * 50_000)
     reports = rand.randomize(X, np.array(["a", "b"] * 25_000), random_state=0)
@@ -166,3 +187,39 @@ def test_bad_configuration_is_refused():
         GaussianCopiesRandomizer(
             2, epsilon=1.0, delta=0.0, degree=1, protocol="product_copies"
         )
+
+
+@pytest.mark.parametrize("protocol", ["power_copies", "product_copies"])
+@pytest.mark.parametrize("classes", [None, ["a", "b", "c"]])
+def test_every_copy_lies_on_its_own_lattice_inside_the_stated_support(
+    protocol, classes
+):
+    rand = GaussianCopiesRandomizer(
+        3, epsilon=1.0, delta=1e-5, degree=2, protocol=protocol, classes=classes
+    )
+    config = rand.get_config()
+    assert (
+        config["granularity"]
+        == rand.granularity
+        == min(min(config["granularity_x"]), min(config["granularity_y"]))
+    )
+    labels = rand.classes[np.arange(2000) % len(rand.classes)]
+    X = 3.0 * np.random.RandomState(0).standard_normal((2000, 3))
+    reports = rand.randomize(X, labels, random_state=0)
+    assert np.all(on_lattice(reports.as_matrix(), rand.granularity))
+    for j, step in enumerate(rand.granularity_x):
+        assert np.all(on_lattice(reports["x"][:, j], step))
+    for j, step in enumerate(rand.granularity_y):
+        assert np.all(on_lattice(reports["y"][:, j], step))
+    valid, reasons = rand.validate_reports(reports)
+    assert valid.all() and reasons == {}
+    # A value on the finest lattice but off its own copy's is refused.
+    coarse = int(np.argmax(rand.granularity_y))
+    assert rand.granularity_y[coarse] > rand.granularity
+    x, y = reports["x"].copy(), reports["y"].copy()
+    y[0, coarse] += rand.granularity
+    x[1, 0, 0] = 1e12
+    tampered = Reports({"x": x, "y": y}, reports.config)
+    valid, reasons = rand.validate_reports(tampered)
+    assert valid[2:].all() and not valid[:2].any()
+    assert reasons == {"off the lattice": 1, "outside the support": 1}

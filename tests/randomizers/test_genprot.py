@@ -74,6 +74,16 @@ def test_tight_calibration_inverts_the_bound():
     assert genprot_epsilon(0.5, 64) == pytest.approx(1.0, abs=1e-12)
 
 
+def test_provided_epsilon_includes_the_sampling_and_is_what_was_asked():
+    mech = GenProtMechanism(1.0)
+    assert mech.requested_epsilon == 1.0
+    assert 1.0 - 1e-12 < mech.epsilon <= 1.0
+    assert genprot_epsilon(mech.base_epsilon, 32) < mech.epsilon
+    assert mech.epsilon - genprot_epsilon(mech.base_epsilon, 32) < 1e-12
+    capped = GenProtMechanism(10.0)
+    assert capped.epsilon > genprot_epsilon(capped.base_epsilon, 32)
+
+
 def test_large_epsilon_is_capped_and_paper_calibration_refuses_it():
     mech = GenProtMechanism(10.0)
     assert mech.base_epsilon == pytest.approx(2 * np.log(2), rel=1e-9)
@@ -195,7 +205,7 @@ def test_bernstein_regressor_runs_genprot_and_reports_its_bits():
     # (4 grid points, ~50k users each: sd ~ sqrt(2 * 2 / 50k) ~ 0.009).
     assert np.abs(est.grid_risk_ - laplace.grid_risk_).max() < 0.06
     assert abs(est.coef_[0] - 0.5) < 0.25
-    randomizer = est._build_randomizer(1, degree=3, seed=1)
+    randomizer = est._build_randomizer(1, degree=3)
     reports = randomizer.randomize(X[:1000], y[:1000], random_state=0)
     assert list(reports.fields) == ["group", "public_value", "index"]
     refit = LocalBernsteinRegressor(

@@ -54,8 +54,8 @@ def test_audit_sampled_randomizer(mechanism):
 
 
 def test_audit_rejects_sampled_randomizer_at_twice_its_budget():
-    rand = TrigonometricRandomizer(1, epsilon=4.0, degree=2)
-    rand.epsilon = 8.0
+    # Broken: claims 4, runs its mechanism at 8.
+    rand = TrigonometricRandomizer(1, epsilon=8.0, degree=2)
     result = audit_randomizer(
         rand,
         ([50.0], None),

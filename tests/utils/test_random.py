@@ -51,3 +51,13 @@ def test_warn_few_users():
     with pytest.warns(UserWarning, match="10 grid points but there are only 4 users"):
         assert warn_few_users(4, 10, cells="grid points", advice="Collect more.")
     assert not warn_few_users(10, 10, cells="grid points", advice="")
+
+
+def test_none_never_uses_numpy_global_state():
+    np.random.seed(0)  # noqa: NPY002 (the global state under test)
+    a = check_noise_random_state(None).standard_normal(3)
+    b = check_server_random_state(None).standard_normal(3)
+    np.random.seed(0)  # noqa: NPY002 (the global state under test)
+    assert not np.array_equal(a, check_noise_random_state(None).standard_normal(3))
+    assert not np.array_equal(b, check_server_random_state(None).standard_normal(3))
+    assert check_noise_random_state(None) is not np.random.mtrand._rand

@@ -1,0 +1,368 @@
+"""The client's random numbers: a secure or seeded source of 64-bit words, and
+samplers whose output lies on a public lattice.
+
+Why. Noise drawn in floating point leaks: the low bits of ``x + Lap(b)``
+computed with doubles reveal ``x`` (Mironov 2012), and a report of ``x + N(0,
+s^2)`` is a float that some inputs can never produce. And a generator whose
+state can be reconstructed (MT19937) or that is shared with the rest of the
+process (numpy's global state) lets an observer replay the noise. So every
+number a report carries is drawn here:
+
+- :class:`NoiseSource` turns random 64-bit words into values. With
+  ``random_state=None`` the words come from the operating system's CSPRNG
+  (``os.urandom``); an integer seeds a PCG64 stream (simulations only: whoever
+  knows the seed can remove the noise). Public per-user values come from a
+  separate stream (:meth:`NoiseSource.public`).
+- :class:`IntegerSampler` draws from a distribution on the integers given by
+  integer weights that sum to ``2**64``: a draw is one word and a binary
+  search, so the implemented distribution is known exactly, and the
+  accountant can state the guarantee of what is actually sampled (its
+  distance to the ideal distribution, :attr:`IntegerSampler.tv_bound`, or its
+  largest relative deviation, :attr:`IntegerSampler.max_relative_error`).
+- :func:`rounded_gaussian` is the law of ``round(W)`` for ``W ~ N(0, s^2)``:
+  adding ``g * round(W)`` to a value on the lattice ``g Z`` is exactly
+  ``round_g(x + g W)``, post-processing of the continuous Gaussian mechanism,
+  so the analytic calibration carries over unchanged.
+- :func:`discrete_laplace` is the two-sided geometric distribution (the
+  discrete Laplace), clamped to a public window so that its support is
+  finite and every probability in it is known to 64-bit precision.
+"""
+
+import os
+from numbers import Integral
+
+import numpy as np
+
+_NOISE_STREAM_TAG = 0x4C445020  # "LDP ", as utils.check_noise_random_state
+_PUBLIC_STREAM_TAG = 0x50554243  # "PUBC"
+_TWO_64 = 2.0**64
+#: Unit roundoff of float64.
+_UNIT_ROUNDOFF = 2.0**-53
+
+
+class NoiseSource:
+    """Random 64-bit words for a client: a CSPRNG or a seeded PCG64 stream.
+
+    Parameters
+    ----------
+    seed_sequence : numpy.random.SeedSequence or None
+        ``None``: every word comes from ``os.urandom`` (the operating
+        system's cryptographically secure generator). Otherwise a PCG64
+        generator seeded from it (fast and reproducible, for simulations).
+
+    Examples
+    --------
+    >>> from sklearn_ldp.randomizers import NoiseSource
+    >>> source = NoiseSource()                   # secure
+    >>> source.secure, source.words(3).dtype
+    (True, dtype('uint64'))
+    >>> seeded = NoiseSource(np.random.SeedSequence(0))
+    >>> bool((seeded.uniform(1000) < 1).all())
+    True
+    """
+
+    def __init__(self, seed_sequence=None):
+        self._sequence = seed_sequence
+        self._bits = None if seed_sequence is None else np.random.PCG64(seed_sequence)
+
+    @property
+    def secure(self):
+        """Whether the words come from the operating system's CSPRNG."""
+        return self._bits is None
+
+    def words(self, size):
+        """Independent uniform 64-bit words, as a ``uint64`` array of shape ``size``."""
+        shape = (size,) if isinstance(size, Integral) else tuple(size)
+        count = int(np.prod(shape, dtype=np.int64))
+        if self._bits is None:
+            raw = np.frombuffer(os.urandom(8 * count), dtype=np.uint64)
+        else:
+            raw = self._bits.random_raw(count).astype(np.uint64, copy=False)
+        return raw.reshape(shape)
+
+    def uniform(self, size):
+        """Uniform floats in ``[0, 1)``, multiples of ``2**-53`` (for public values)."""
+        return (self.words(size) >> np.uint64(11)).astype(np.float64) * 2.0**-53
+
+    def bernoulli(self, prob):
+        """Bits with ``P[True] = ceil(prob * 2**64) / 2**64`` (prob clipped to [0, 1]).
+
+        The realized probability is within ``2**-64`` of ``prob``: a word ``w``
+        is True when ``w < prob 2**64``, decided exactly by comparing its top
+        53 bits with ``prob 2**53`` (both exact in float64) and, on a tie,
+        its low 11 bits with the fraction left over.
+        """
+        prob = np.clip(np.asarray(prob, dtype=np.float64), 0.0, 1.0)
+        words = self.words(prob.shape).ravel()
+        high = (words >> np.uint64(11)).astype(np.float64)
+        scaled = prob.ravel() * 2.0**53
+        whole = np.floor(scaled)
+        bits = high < whole
+        tie = np.flatnonzero(high == whole)
+        if tie.size:
+            low = (words[tie] & np.uint64(0x7FF)).astype(np.float64)
+            bits[tie] = low < (scaled[tie] - whole[tie]) * 2048.0
+        return bits.reshape(prob.shape)
+
+    def rounding_coins(self, fraction):
+        """Bits with ``P[True] = ceil(fraction 2**53) / 2**53``, for randomized rounding.
+
+        Cheaper than :meth:`bernoulli` (one comparison of the word's top 53
+        bits). Meant for pre-processing an input onto the lattice, where the
+        coin's probability only decides the rounding's bias (below
+        ``2**-53`` lattice steps), never the guarantee.
+        """
+        fraction = np.asarray(fraction, dtype=np.float64)
+        high = (self.words(fraction.shape) >> np.uint64(11)).astype(np.float64)
+        return high < fraction * 2.0**53
+
+    def integers(self, n, size):
+        """Uniform integers in ``[0, n)`` (``n < 2**31``), from one word each.
+
+        ``floor(w n / 2**64)`` in exact integer arithmetic: every value has
+        probability within ``2**-64`` of ``1 / n``.
+        """
+        n = np.asarray(n, dtype=np.uint64)
+        if np.any(n < 1) or np.any(n >= 2**31):
+            raise ValueError(f"n must be in [1, 2**31), got {n!r}.")
+        w = self.words(size)
+        high, low = w >> np.uint64(32), w & np.uint64(0xFFFFFFFF)
+        value = (high * n + ((low * n) >> np.uint64(32))) >> np.uint64(32)
+        return value.astype(np.int64)
+
+    def public(self):
+        """A separate source for public per-user values (never the noise stream)."""
+        if self._sequence is None:
+            return NoiseSource()
+        return NoiseSource(self._sequence.spawn(1)[0])
+
+
+def check_client_random_state(random_state):
+    """The client's :class:`NoiseSource` for ``random_state``.
+
+    - ``None``: the operating system's CSPRNG (what a deployment must use).
+    - an integer: PCG64 seeded with ``SeedSequence([random_state, tag])``, a
+      stream apart from ``RandomState(random_state)`` (simulations only).
+    - a ``RandomState`` or ``Generator`` instance: a PCG64 stream seeded by
+      128 bits drawn from it (reproducible when the instance is).
+    - a ``NoiseSource``: returned as is.
+
+    Never numpy's global state, never MT19937 for the noise itself.
+    """
+    if random_state is None:
+        return NoiseSource()
+    if isinstance(random_state, NoiseSource):
+        return random_state
+    if isinstance(random_state, Integral) and not isinstance(random_state, bool):
+        return NoiseSource(
+            np.random.SeedSequence([int(random_state), _NOISE_STREAM_TAG])
+        )
+    if isinstance(random_state, np.random.RandomState):
+        entropy = random_state.randint(0, 2**32, size=4, dtype=np.uint64)
+    elif isinstance(random_state, np.random.Generator):
+        entropy = random_state.integers(0, 2**32, size=4, dtype=np.uint64)
+    else:
+        raise ValueError(
+            "random_state must be None, an int, a numpy RandomState or Generator, "
+            f"or a NoiseSource; got {random_state!r}."
+        )
+    return NoiseSource(np.random.SeedSequence([int(v) for v in entropy]))
+
+
+class IntegerSampler:
+    """A distribution on ``offset + {0, ..., n-1}`` with weights summing to ``2**64``.
+
+    A draw reads one uniform 64-bit word through an exact alias table
+    (:func:`_alias_table`), so value ``offset + j`` has probability exactly
+    ``weights[j] / 2**64``.
+
+    Parameters
+    ----------
+    offset : int
+    weights : sequence of int
+        Non-negative, summing to ``2**64`` exactly.
+    tv_bound : float
+        Bound on the total variation distance to the ideal distribution the
+        weights approximate (for (epsilon, delta) accounting).
+    max_relative_error : float
+        Bound on ``|p_implemented / p_ideal - 1|`` over the support (for
+        pure-epsilon accounting).
+    """
+
+    def __init__(self, offset, weights, *, tv_bound, max_relative_error):
+        weights = [int(w) for w in weights]
+        if sum(weights) != 2**64 or min(weights) < 0:
+            raise ValueError("weights must be non-negative and sum to 2**64.")
+        self.offset = int(offset)
+        self.weights = weights
+        self._bits, self._accept, self._alias = _alias_table(weights)
+        self.tv_bound = float(tv_bound)
+        self.max_relative_error = float(max_relative_error)
+
+    @property
+    def support(self):
+        """The values with positive probability, as ``(low, high)`` inclusive."""
+        return self.offset, self.offset + len(self.weights) - 1
+
+    def probabilities(self):
+        """The implemented probabilities (float64)."""
+        return np.array([w / _TWO_64 for w in self.weights])
+
+    def variance(self):
+        p = self.probabilities()
+        values = np.arange(len(p)) + self.offset
+        mean = p @ values
+        return float(p @ (values - mean) ** 2)
+
+    def sample(self, source, size):
+        """Draws as an ``int64`` array of shape ``size``."""
+        words = source.words(size)
+        bucket = (words >> np.uint64(64 - self._bits)).astype(np.intp)
+        remainder = words & np.uint64(2 ** (64 - self._bits) - 1)
+        index = np.where(remainder < self._accept[bucket], bucket, self._alias[bucket])
+        return index + self.offset
+
+
+def _alias_table(weights):
+    """Walker's alias table for integer weights summing to ``2**64``, exactly.
+
+    With ``2**k`` buckets of capacity ``c = 2**(64 - k)``, bucket ``i`` keeps
+    outcome ``i`` when the low ``64 - k`` bits of the word are below
+    ``accept[i]`` and gives ``alias[i]`` otherwise, so outcome ``j`` has
+    probability ``(accept[j] + sum_{i: alias[i] = j} (c - accept[i])) / 2**64
+    = weights[j] / 2**64`` (Vose's construction in integer arithmetic: no
+    rounding). A draw is one word, two table reads and a comparison.
+    """
+    n = len(weights)
+    bits = max(1, int(np.ceil(np.log2(n))))
+    size, capacity = 2**bits, 2 ** (64 - bits)
+    remaining = list(weights) + [0] * (size - n)
+    accept = [capacity] * size
+    alias = list(range(size))
+    small = [j for j in range(size) if remaining[j] < capacity]
+    large = [j for j in range(size) if remaining[j] >= capacity]
+    while small and large:
+        low, high = small.pop(), large.pop()
+        accept[low], alias[low] = remaining[low], high
+        remaining[high] -= capacity - remaining[low]
+        (small if remaining[high] < capacity else large).append(high)
+    # What is left holds exactly one bucket's capacity (exact integer sums):
+    # those buckets keep accept = capacity, so they always keep their own
+    # outcome (every remainder is below the capacity).
+    accept_array = np.array(accept, dtype=np.uint64)
+    alias_array = np.array(alias, dtype=np.int64)
+    return bits, accept_array, alias_array
+
+
+def _integer_weights(probabilities, anchor):
+    """Round ``probabilities`` (summing to ~1) to integer weights summing to 2**64.
+
+    The rounding residual goes to entry ``anchor`` (the mode).
+    """
+    scaled = np.ldexp(np.asarray(probabilities, dtype=np.float64), 64)
+    weights = [int(v) for v in np.floor(scaled)]
+    weights[anchor] += 2**64 - sum(weights)
+    if weights[anchor] < 0:
+        raise ValueError("probabilities sum to more than 1.")
+    return weights
+
+
+def rounded_gaussian(scale, *, tail=10.0):
+    """The law of ``round(W)``, ``W ~ N(0, scale^2)``, on ``[-K, K]``, ``K = ceil(tail scale)``.
+
+    The probability of ``j`` is the Gaussian mass of ``[j - 1/2, j + 1/2]``,
+    computed by the midpoint expansion ``(1/s) phi(x) (1 + (x^2 - 1) / (24
+    s^2) + (x^4 - 6 x^2 + 3) / (1920 s^4))``, ``x = j / s``, whose truncation
+    error is below ``x^6 / (322560 s^6)`` relative, so ``scale >= 256`` is
+    required. The mass beyond ``K`` (below ``2e-23`` for ``tail = 10``) is
+    dropped. Total variation to the ideal law: at most ``(2K + 1) 2^-63 +
+    2^-48 + 2 P[|W| > K + 1/2]`` (rounding to 64-bit weights, float error of
+    each probability, the dropped tails).
+
+    Variance of the ideal law: ``scale^2 + 1/12`` (Sheppard's correction,
+    exact up to terms below ``1e-300`` for ``scale >= 1``).
+    """
+    s = float(scale)
+    if not s >= 256.0:
+        raise ValueError(f"rounded_gaussian needs scale >= 256, got {scale!r}.")
+    K = int(np.ceil(tail * s))
+    j = np.arange(-K, K + 1, dtype=np.float64)
+    x = j / s
+    x2 = x * x
+    correction = (
+        1.0 + (x2 - 1.0) / (24.0 * s * s) + (x2 * x2 - 6.0 * x2 + 3.0) / (1920.0 * s**4)
+    )
+    density = np.exp(-0.5 * x2) / (np.sqrt(2.0 * np.pi) * s)
+    weights = _integer_weights(density * correction, anchor=K)
+    from scipy.special import ndtr
+
+    dropped = 2.0 * float(ndtr(-(K + 0.5) / s))
+    return IntegerSampler(
+        -K,
+        weights,
+        tv_bound=(2 * K + 1) * 2.0**-63 + 2.0**-48 + 2.0 * dropped,
+        max_relative_error=np.inf,
+    )
+
+
+def discrete_laplace(decay, half_width):
+    """Two-sided geometric law ``P(j) ∝ exp(-decay |j|)``, clamped to ``[-half_width, half_width]``.
+
+    Clamping puts the mass of ``|j| > half_width`` on the two end points, so
+    ``clamp(x + J)`` is exactly ``clamp(x + J_ideal)`` whenever the window the
+    caller clamps its outputs to lies within ``x + [-half_width, half_width]``
+    for every input ``x``. Probabilities: ``(1 - p) / (1 + p) p^|j|`` inside,
+    ``p^m / (1 + p)`` at the ends, ``p = exp(-decay)``, each computed with
+    relative error below ``16 u``; rounding to 64-bit weights adds
+    ``2^-64 / min p``. :attr:`IntegerSampler.max_relative_error` bounds both,
+    so the ratio of two implemented probabilities is within
+    ``((1 + r) / (1 - r))`` of the ideal ratio.
+    """
+    t = float(decay)
+    m = int(half_width)
+    if not (t > 0 and np.isfinite(t)) or m < 1:
+        raise ValueError(f"Need decay > 0 and half_width >= 1, got {decay}, {m}.")
+    j = np.arange(-m, m + 1, dtype=np.float64)
+    one_minus_p = -np.expm1(-t)
+    one_plus_p = 1.0 + np.exp(-t)
+    probabilities = one_minus_p / one_plus_p * np.exp(-t * np.abs(j))
+    end = np.exp(-t * m) / one_plus_p
+    probabilities[0] = probabilities[-1] = end
+    weights = _integer_weights(probabilities, anchor=m)
+    smallest = float(probabilities.min())
+    # Each probability: float error <= 16 u relative, plus < 2**-64 from the
+    # floor to a weight; the mode also absorbs the residual (< (2m + 1) 2**-64
+    # absolute plus the float error of the sum).
+    relative = 16.0 * _UNIT_ROUNDOFF + 2.0**-64 / smallest
+    anchor = ((2 * m + 1) * 2.0**-64 + 32.0 * _UNIT_ROUNDOFF) / probabilities[m]
+    return IntegerSampler(
+        -m,
+        weights,
+        tv_bound=(2 * m + 1) * 2.0**-63 + 2.0**-48,
+        max_relative_error=max(relative, anchor),
+    )
+
+
+def lattice_granularity(scale, *, cells=4096):
+    """The power of two ``g`` with ``scale / g`` in ``[cells, 2 cells)``.
+
+    Used to put Gaussian noise of standard deviation ``scale`` on the
+    lattice ``g Z`` with ``cells`` to ``2 cells`` lattice points per
+    standard deviation.
+    """
+    scale = float(scale)
+    if not (scale > 0 and np.isfinite(scale)):
+        raise ValueError(f"scale must be finite and > 0, got {scale!r}.")
+    return float(2.0 ** np.floor(np.log2(scale / cells)))
+
+
+def to_lattice(values, granularity):
+    """Round to the nearest multiple of ``granularity`` (a power of two): exact in float64."""
+    return np.rint(np.asarray(values, dtype=np.float64) / granularity) * granularity
+
+
+def on_lattice(values, granularity):
+    """Whether every value is an exact multiple of ``granularity``."""
+    values = np.asarray(values, dtype=np.float64)
+    ratio = values / granularity
+    return np.isfinite(ratio) & (ratio == np.rint(ratio))
