@@ -226,6 +226,9 @@ class LocalBernsteinRegressor(
         Bits each user sends (64 per real number; 1 for ``'duchi'`` and
         ``'bassily_smith'``; ``ceil(log2 T)`` for ``'genprot'``).
     privacy_epsilon_, privacy_delta_ : float
+    n_reports_rejected_ : int
+        Reports the server's validation dropped (not finite, off the lattice
+        or outside what an honest client can send); 0 after ``fit``.
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
 

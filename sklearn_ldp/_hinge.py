@@ -202,6 +202,9 @@ class HingeLDPClassifier(
         ``max |P - f_beta'|`` on the reachable interval.
     n_iter_ : int
     privacy_epsilon_, privacy_delta_ : float
+    n_reports_rejected_ : int
+        Reports the server's validation dropped (not finite, off the lattice
+        or outside what an honest client can send); 0 after ``fit``.
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
 

@@ -115,6 +115,9 @@ default='piecewise'
     users_per_coordinate_ : float
     box_ : ndarray of shape (2, n_features)
     privacy_epsilon_, privacy_delta_ : float
+    n_reports_rejected_ : int
+        Reports the server's validation dropped (not finite, off the lattice
+        or outside what an honest client can send); 0 after ``fit``.
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
 

@@ -199,6 +199,9 @@ class KernelRidgeLDP(
         candidate and its standard error.
     privacy_epsilon_, privacy_delta_ : float
         The per-user guarantee of the reports.
+    n_reports_rejected_ : int
+        Reports the server's validation dropped (not finite, off the lattice
+        or outside what an honest client can send); 0 after ``fit``.
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Only when ``X`` has string column names.

@@ -349,6 +349,9 @@ class SparseLDPRegressor(
         FISTA iterations of the last solve.
     privacy_epsilon_, privacy_delta_ : float
         The per-user guarantee.
+    n_reports_rejected_ : int
+        Reports the server's validation dropped (not finite, off the lattice
+        or outside what an honest client can send); 0 after ``fit``.
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Defined when ``X`` has string feature names.
@@ -583,6 +586,9 @@ class SparseLDPMeanEstimator(_ProjectedLDPBase, LDPUnsupervisedMixin, BaseEstima
     noise_scale_ : float
     n_samples_seen_ : int
     privacy_epsilon_, privacy_delta_ : float
+    n_reports_rejected_ : int
+        Reports the server's validation dropped (not finite, off the lattice
+        or outside what an honest client can send); 0 after ``fit``.
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
 
