@@ -42,34 +42,8 @@ def _data(cls, seed=0, n=4000):
     return X, None
 
 
-def _fitted_state(est):
-    return {
-        k: v for k, v in vars(est).items() if k.endswith("_") and not k.startswith("_")
-    }
-
-
-def _assert_same(a, b, path, depth=0):
-    if isinstance(a, dict):
-        assert set(a) == set(b), path
-        for key in a:
-            _assert_same(a[key], b[key], f"{path}[{key!r}]", depth)
-    elif isinstance(a, list | tuple):
-        assert len(a) == len(b), path
-        for i, (u, v) in enumerate(zip(a, b, strict=True)):
-            _assert_same(u, v, f"{path}[{i}]", depth)
-    elif isinstance(a, np.ndarray | float | int | np.generic):
-        if np.asarray(a).dtype.kind in "fc":
-            np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12, err_msg=path)
-        else:
-            np.testing.assert_array_equal(a, b, err_msg=path)
-    elif hasattr(a, "__dict__") and depth < 2 and not callable(a):
-        _assert_same(vars(a), vars(b), path, depth + 1)
-    else:
-        assert type(a) is type(b), path
-
-
 @pytest.mark.parametrize("cls", LDP_ESTIMATORS, ids=lambda c: c.__name__)
-def test_fit_equals_the_contract_call(cls):
+def test_fit_equals_the_contract_call(cls, fitted_attributes, same_fitted_state):
     X, y = _data(cls)
     est = cls(random_state=0, **PARAMS.get(cls.__name__, {}))
     fitted = clone(est).fit(X, y)
@@ -77,10 +51,9 @@ def test_fit_equals_the_contract_call(cls):
     randomizer = est.make_randomizer(X.shape[1], n_users=len(X), classes=classes)
     reports = randomizer.randomize(X, y, random_state=est.random_state)
     served = clone(est).fit_reports(reports)
-    state = _fitted_state(fitted)
-    state.pop("feature_names_in_", None)
-    assert state.keys() == _fitted_state(served).keys()
-    _assert_same(state, _fitted_state(served), cls.__name__)
+    state = fitted_attributes(fitted, exclude=("feature_names_in_",))
+    assert state.keys() == fitted_attributes(served).keys()
+    same_fitted_state(state, fitted_attributes(served), cls.__name__, rtol=1e-10)
 
 
 @pytest.mark.parametrize("cls", LDP_ESTIMATORS, ids=lambda c: c.__name__)

@@ -58,8 +58,8 @@ def test_chebyshev_coefficients_match_chebinterpolate():
 # -- privacy ---------------------------------------------------------------
 
 
-def _likelihood_ratio_statistic(rand, record_a, record_b):
-    """Optimal statistic for independent Gaussian releases: sum of diff / sigma^2 * report."""
+def _report_means(rand, record_a, record_b):
+    """The two records\' mean reports (for the Gaussian audit statistic)."""
     # The mean report: the clipped features and the encoded label (the
     # lattice rounding is unbiased).
     means = [
@@ -71,14 +71,7 @@ def _likelihood_ratio_statistic(rand, record_a, record_b):
         )
         for r in (record_a, record_b)
     ]
-    n_features, width = len(record_a[0]), means[0].size
-    sigma_x = np.repeat(np.atleast_1d(rand.sigma_x), n_features)
-    sigma_y = np.repeat(
-        np.atleast_1d(rand.sigma_y), (width - sigma_x.size) // np.size(rand.sigma_y)
-    )
-    variance = np.concatenate([sigma_x, sigma_y]) ** 2
-    direction = (means[0] - means[1]) / variance
-    return lambda matrix: matrix @ direction
+    return means
 
 
 RECORDS = {
@@ -88,18 +81,24 @@ RECORDS = {
 
 
 @pytest.mark.parametrize("n_classes", [2, 3])
-def test_default_randomizer_is_one_joint_report_and_passes_the_audit(n_classes):
+def test_default_randomizer_is_one_joint_report_and_passes_the_audit(
+    n_classes, likelihood_ratio_statistic
+):
     rand = GLMLDPClassifier(epsilon=2.0).make_randomizer(
         2, classes=np.arange(n_classes)
     )
     assert isinstance(rand, GaussianRecordRandomizer)
     assert "degree" not in rand.get_config()  # the degree is a server-side choice
     a, b = RECORDS[n_classes]
-    stat = _likelihood_ratio_statistic(rand, a, b)
+    stat = likelihood_ratio_statistic(
+        _report_means(rand, a, b), rand.sigma_x, rand.sigma_y, len(a[0])
+    )
     assert audit_randomizer(rand, a, b, statistic=stat, n_draws=100_000).passed
     rand.sigma_x /= 2.0  # broken: noise too small by 2
     rand.sigma_y /= 2.0
-    stat = _likelihood_ratio_statistic(rand, a, b)
+    stat = likelihood_ratio_statistic(
+        _report_means(rand, a, b), rand.sigma_x, rand.sigma_y, len(a[0])
+    )
     assert not audit_randomizer(rand, a, b, statistic=stat, n_draws=100_000).passed
 
 

@@ -77,38 +77,10 @@ def _bad_reports(randomizer, honest):
     return Reports(fields, honest.config)
 
 
-def _fitted_state(est):
-    return {
-        key: value
-        for key, value in vars(est).items()
-        if key.endswith("_")
-        and not key.startswith("_")
-        and key != "n_reports_rejected_"
-    }
-
-
-def _assert_same(a, b, path, depth=0):
-    if isinstance(a, dict):
-        assert set(a) == set(b), path
-        for key in a:
-            _assert_same(a[key], b[key], f"{path}[{key!r}]", depth)
-    elif isinstance(a, list | tuple):
-        assert len(a) == len(b), path
-        for i, (u, v) in enumerate(zip(a, b, strict=True)):
-            _assert_same(u, v, f"{path}[{i}]", depth)
-    elif isinstance(a, np.ndarray | float | int | np.generic):
-        if np.asarray(a).dtype.kind in "fc":
-            np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12, err_msg=path)
-        else:
-            np.testing.assert_array_equal(a, b, err_msg=path)
-    elif hasattr(a, "__dict__") and depth < 2 and not callable(a):
-        _assert_same(vars(a), vars(b), path, depth + 1)
-    else:
-        assert type(a) is type(b), path
-
-
 @pytest.mark.parametrize("cls", LDP_ESTIMATORS, ids=lambda c: c.__name__)
-def test_invalid_reports_do_not_move_the_model(cls):
+def test_invalid_reports_do_not_move_the_model(
+    cls, fitted_attributes, same_fitted_state
+):
     est, randomizer, honest = _honest_reports(cls)
     bad = _bad_reports(randomizer, honest)
     contaminated = Reports.concatenate([bad.subset([0]), honest, bad.subset([1, 2])])
@@ -122,10 +94,12 @@ def test_invalid_reports_do_not_move_the_model(cls):
     assert fitted.n_reports_rejected_ == 3
     reference = clone(est).fit_reports(honest)
     assert reference.n_reports_rejected_ == 0
-    state, expected = _fitted_state(fitted), _fitted_state(reference)
+    exclude = ("n_reports_rejected_",)
+    state = fitted_attributes(fitted, exclude=exclude)
+    expected = fitted_attributes(reference, exclude=exclude)
     assert set(state) == set(expected)
     for key in expected:
-        _assert_same(state[key], expected[key], key)
+        same_fitted_state(state[key], expected[key], key, rtol=1e-9)
 
 
 @pytest.mark.parametrize("cls", LDP_ESTIMATORS, ids=lambda c: c.__name__)
