@@ -31,6 +31,7 @@ from sklearn.datasets import (
     load_breast_cancer,
     load_diabetes,
     load_digits,
+    load_wine,
 )
 
 #: Held-out users per population (fewer when a population is expensive).
@@ -176,6 +177,34 @@ def _diabetes(n, rng):
     return X[index], y[index]
 
 
+#: Columns of the diabetes subsets: bmi and s5 (the two strongest), then bp,
+#: s3, s6 (public choices, fixed from the data set's documentation).
+_DIABETES_COLUMNS = (2, 8, 3, 6, 9)
+
+
+def _diabetes_ball(p):
+    """Diabetes restricted to ``p`` public columns, in the unit ball.
+
+    Standardization constants of the 442 rows are treated as public, a
+    small jitter (0.05 standard deviations) makes resampled users distinct,
+    and the public scale ``1 / (3 sqrt(p))`` puts nearly every row inside the
+    unit ball (users clip the rest).
+    """
+    columns = list(_DIABETES_COLUMNS[:p])
+
+    def sampler(n, rng):
+        data = load_diabetes()
+        X = (data.data - data.data.mean(axis=0)) / data.data.std(axis=0)
+        y = np.clip((data.target - 185.5) / 160.5, -1, 1)
+        rows = rng.randint(0, X.shape[0], size=n)
+        Z = X[rows][:, columns] + 0.05 * rng.standard_normal((n, p))
+        Z /= 3.0 * np.sqrt(p)
+        Z /= np.maximum(1.0, np.linalg.norm(Z, axis=1, keepdims=True))
+        return Z, y[rows]
+
+    return sampler
+
+
 # ------------------------------------------------------------ classification
 def _separable_2d(n, rng):
     X = rng.uniform(-1, 1, size=(n, 2)) / np.sqrt(2)
@@ -251,6 +280,33 @@ def _digits_binary(split):
         pool = order[:1500] if split == "train" else order[1500:]
         rows = pool[rng.randint(len(pool), size=n)]
         return data.data[rows] / 128.0, (data.target[rows] >= 5).astype(int)
+
+    return sampler
+
+
+def _wine(n, rng):
+    # Three cultivars, 13 chemical measurements; public standardization
+    # constants, jitter 0.05, scale 1 / (2 sqrt(13)), users clip to the ball.
+    data = load_wine()
+    standardized = (data.data - data.data.mean(axis=0)) / data.data.std(axis=0)
+    rows = rng.randint(len(standardized), size=n)
+    X = standardized[rows] + 0.05 * rng.standard_normal((n, standardized.shape[1]))
+    X /= 2.0 * np.sqrt(standardized.shape[1])
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))
+    return X, data.target[rows]
+
+
+def _digits_multiclass(split):
+    # Ten classes; the same public train/test pools as ``digits_binary``;
+    # pixels / 96: every row has norm below about 0.8 (users clip the rest).
+    def sampler(n, rng):
+        data = load_digits()
+        order = np.random.RandomState(5).permutation(len(data.target))
+        pool = order[:1500] if split == "train" else order[1500:]
+        rows = pool[rng.randint(len(pool), size=n)]
+        X = data.data[rows] / 96.0
+        X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))
+        return X, data.target[rows]
 
     return sampler
 
@@ -360,6 +416,18 @@ POPULATIONS = _register(
         y_bound=1.0,
         params={"n_features": 10},
     ),
+    *(
+        Population(
+            f"diabetes_{p}d",
+            "regression",
+            _diabetes_ball(p),
+            f"scikit-learn's diabetes data, {p} public columns (bmi, s5, bp, "
+            "s3, s6 in that order), standardized, jittered, in the unit ball",
+            y_bound=1.0,
+            params={"n_features": p},
+        )
+        for p in (2, 5)
+    ),
     Population(
         "separable_2d",
         "classification",
@@ -404,6 +472,21 @@ POPULATIONS = _register(
         "scikit-learn's digits (8x8) / 128, label digit >= 5, resampled",
         params={"n_features": 64},
         test_sampler=_digits_binary("test"),
+    ),
+    Population(
+        "wine",
+        "classification",
+        _wine,
+        "scikit-learn's wine data (178 x 13, 3 classes) in the unit ball, resampled",
+        params={"n_features": 13, "n_classes": 3},
+    ),
+    Population(
+        "digits",
+        "classification",
+        _digits_multiclass("train"),
+        "scikit-learn's digits (8x8, 10 classes) / 96 in the unit ball, resampled",
+        params={"n_features": 64, "n_classes": 10},
+        test_sampler=_digits_multiclass("test"),
     ),
     Population(
         "gaussian_sign_100d",

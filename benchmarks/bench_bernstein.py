@@ -1,40 +1,44 @@
-"""LocalBernsteinRegressor: excess empirical risk against n, epsilon, mechanism and h.
+"""LocalBernsteinRegressor: held-out R^2 against n and epsilon, next to the baselines.
 
-Population ``linear_1d`` (:mod:`benchmarks._populations`): one feature plus
-an intercept (q = 2 coefficients), public bounds data_norm = y_bound = 1 and
-the coefficient box [-1, 1]^2. The metric is the excess empirical risk
-L(w) - L(w*) of the fitted coefficients w on the training users, L the mean
-squared loss and w* its exact minimizer over the box (seed 001 bounds this
-quantity; w* is inside the box here, so LinearRegression also attains it).
+Populations ``linear_1d`` (one feature, y = 0.5 x + 0.1 + noise) and
+``diabetes_2d`` (scikit-learn's diabetes data, bmi and s5, in the unit ball;
+:mod:`benchmarks._populations`), public bounds data_norm = y_bound = 1 and
+the coefficient box [-1, 1]^q. The metric is R^2 on held-out users (0 is the
+mean of y; below 0 is worse than predicting it).
 
 Methods, all at the same epsilon per user:
-- improved: LocalBernsteinRegressor with its defaults (mechanism='piecewise',
-  iterated_order h = 3, degree='auto');
-- paper: mechanism='full_grid' (seed 001 Algorithm 2: every user releases all
-  (k + 1)^q grid values with Laplace noise under basic composition);
-- variants: the other partition mechanisms 'duchi', 'laplace' and
-  'bassily_smith' (seed 001 Algorithm 3, correctly calibrated);
-- non-private: LinearRegression and the box-constrained least squares w*;
-- naive: pure-epsilon Laplace reports of (x, y) (``laplace_records``), then
-  LinearRegression on the noisy records;
-- debiased LS: Gaussian reports of (x, y) at (epsilon, delta = 1e-5) and
-  least squares on the debiased Gram matrix (``GaussianLeastSquares``; not
-  pure LDP, a reference).
+- default: LocalBernsteinRegressor() (mechanism='auto': the protocol, the
+  scalar mechanism and the degree minimize the predicted error of
+  ``predicted_errors`` from public quantities; model_selection='cv': the
+  minimizer or the constant model by held-out estimated risk from the
+  reports, one-standard-error rule);
+- grid + cv: mechanism='piecewise' (seed 001 Algorithm 3's partition grid,
+  degree='auto') with the report-only selection;
+- paper: mechanism='full_grid', model_selection='none' (seed 001 Algorithm 2
+  as printed: every user releases all (k + 1)^q grid values with Laplace
+  noise under basic composition, the server returns the minimizer);
+- non-private: LinearRegression; trivial: the (non-private) mean of y;
+- naive: LinearRegression on Gaussian (x, y) reports (``naive_fit``);
+- debiased LS: least squares on the debiased Gram matrix of the same
+  Gaussian reports (``GaussianLeastSquares``).
+The Gaussian baselines are (epsilon, delta = 1e-7)-LDP, weaker than the
+Bernstein estimator's pure epsilon-LDP.
 
-A second table is the h (iterated_order) ablation of the default mechanism.
+A second table is the h (iterated_order) ablation of the grid protocol.
 
 Run ``python -m benchmarks.bench_bernstein [--quick]``.
 """
 
 import numpy as np
-from scipy.optimize import minimize
+from sklearn.dummy import DummyRegressor
 from sklearn.linear_model import LinearRegression
+from sklearn.metrics import r2_score
 
 from benchmarks._baselines import (
     DELTA,
     DELTA_NOTE,
     GaussianLeastSquares,
-    laplace_records,
+    naive_fit,
     nonprivate,
 )
 from benchmarks._harness import Benchmark, Experiment, Grid, Method, Plot, main
@@ -42,33 +46,10 @@ from benchmarks._populations import POPULATIONS
 from benchmarks._tables import format_table, pivot, time_table
 from sklearn_ldp import LocalBernsteinRegressor
 
-POPULATION = POPULATIONS["linear_1d"]
-BOX = [(-1.0, 1.0), (-1.0, 1.0)]
-METRIC = "excess risk"
-
-
-def design(X):
-    return np.hstack([X, np.ones((X.shape[0], 1))])
-
-
-def risk(w, X, y):
-    return float(np.mean((y - X @ w[:-1] - w[-1]) ** 2))
-
-
-def box_least_squares(X, y):
-    """The exact minimizer of the mean squared loss over the coefficient box."""
-    A = design(X)
-    gram, moment, n = A.T @ A, A.T @ y, len(y)
-
-    def objective(w):
-        return (w @ gram @ w - 2.0 * moment @ w) / n, 2.0 * (gram @ w - moment) / n
-
-    start = np.clip(np.linalg.lstsq(A, y, rcond=None)[0], -1.0, 1.0)
-    return minimize(objective, start, jac=True, method="L-BFGS-B", bounds=BOX).x
-
-
-def coefficients(model):
-    return np.r_[np.ravel(model.coef_), model.intercept_]
+POPULATION_NAMES = ("linear_1d", "diabetes_2d")
+METRIC = "R^2"
+DEFAULT = "default (auto + cv)"
+BASELINES = ("naive", "debiased LS", "trivial (mean of y)")
 
 
 def bernstein(**params):
@@ -80,59 +61,171 @@ def bernstein(**params):
 
 
 def naive(data, epsilon, seed):
-    Xn, yn = laplace_records(data.X, data.y, epsilon, seed, x_bound=1.0, y_bound=1.0)
-    return LinearRegression().fit(Xn, yn)
+    return naive_fit(LinearRegression(), data.X, data.y, epsilon, seed, y_bound=1.0)
 
 
 def debiased(data, epsilon, seed):
-    return GaussianLeastSquares(
-        epsilon, seed, data_norm=POPULATION.data_norm, y_bound=POPULATION.y_bound
-    ).fit(data.X, data.y)
-
-
-class BoxLeastSquares:
-    def fit(self, X, y):
-        w = box_least_squares(X, y)
-        self.coef_, self.intercept_ = w[:-1], float(w[-1])
-        return self
+    return GaussianLeastSquares(epsilon, seed, data_norm=1.0, y_bound=1.0).fit(
+        data.X, data.y
+    )
 
 
 def evaluate(model, data):
-    if "best" not in data.cache:
-        data.cache["best"] = risk(box_least_squares(data.X, data.y), data.X, data.y)
-    excess = risk(coefficients(model), data.X, data.y) - data.cache["best"]
-    return {
-        METRIC: 0.0 if abs(excess) < 1e-12 else excess,
-        "degree": float(getattr(model, "degree_", np.nan)),
-    }
+    out = {METRIC: float(r2_score(data.y_test, model.predict(data.X_test)))}
+    out["minimizer"] = float(getattr(model, "selected_model_", "") == "minimizer")
+    out["moments"] = float(getattr(model, "protocol_", "") == "moments")
+    out["degree"] = float(getattr(model, "degree_", np.nan))
+    return out
+
+
+def full_grid_fits(n, epsilon):
+    # Every user reports all (k + 1)^q values: the randomizer refuses more
+    # than 2^27 values in all, which diabetes_2d (q = 3) exceeds at n = 1e6.
+    return n <= 100_000
 
 
 def methods(population, quick):
-    out = [
+    paper_where = full_grid_fits if population.name == "diabetes_2d" else None
+    return [
         Method(
             "LinearRegression",
             lambda d, e, s: nonprivate(LinearRegression(), d.X, d.y),
             "non-private",
         ),
+        Method(DEFAULT, bernstein(), "improved"),
+        Method("grid + cv", bernstein(mechanism="piecewise"), "improved"),
         Method(
-            "box LS",
-            lambda d, e, s: BoxLeastSquares().fit(d.X, d.y),
-            "non-private",
+            "full_grid (paper)",
+            bernstein(mechanism="full_grid", model_selection="none"),
+            "paper",
+            where=paper_where,
         ),
-        Method("piecewise (default)", bernstein(), "improved"),
-        Method("full_grid (paper)", bernstein(mechanism="full_grid"), "paper"),
-    ]
-    if not quick:
-        out += [
-            Method("duchi", bernstein(mechanism="duchi"), "improved"),
-            Method("laplace", bernstein(mechanism="laplace"), "improved"),
-            Method("bassily_smith", bernstein(mechanism="bassily_smith"), "paper"),
-        ]
-    out += [
-        Method("naive Laplace + OLS", naive, "baseline"),
+        *(
+            []
+            if quick
+            else [
+                Method("duchi grid + cv", bernstein(mechanism="duchi"), "improved"),
+                Method(
+                    "bassily_smith (paper)",
+                    bernstein(mechanism="bassily_smith", model_selection="none"),
+                    "paper",
+                ),
+            ]
+        ),
+        Method("naive", naive, "baseline"),
         Method("debiased LS", debiased, "baseline"),
+        Method(
+            "trivial (mean of y)",
+            lambda d, e, s: DummyRegressor().fit(d.X, d.y),
+            "baseline",
+        ),
     ]
-    return out
+
+
+def mean_se(row, metric):
+    se = row.get(f"{metric} sd", np.nan) / np.sqrt(row["runs"])
+    return row[metric], se
+
+
+def utility_table(table):
+    """Mean ± standard error per method, and the default's margin over the best
+    baseline in standard errors of the difference (``gap / SE``)."""
+    keys = ("population", "n", "epsilon")
+    methods_seen = list(dict.fromkeys(r["method"] for r in table))
+    cells = {}
+    for r in table:
+        if r["epsilon"] == "inf":
+            continue
+        cells.setdefault(tuple(r[k] for k in keys), {})[r["method"]] = r
+    references = {(r["population"], r["n"]): r for r in table if r["epsilon"] == "inf"}
+    rows = []
+    for key, here in cells.items():
+        row = dict(zip(keys, key, strict=True))
+        reference = references.get(key[:2])
+        if reference is not None:
+            row[reference["method"]] = f"{reference[METRIC]:.4f}"
+        for method, r in here.items():
+            mean, se = mean_se(r, METRIC)
+            row[method] = f"{mean:.4f} ± {se:.4f}"
+        best = max((here[m] for m in BASELINES if m in here), key=lambda r: r[METRIC])
+        ours, ours_se = mean_se(here[DEFAULT], METRIC)
+        theirs, theirs_se = mean_se(best, METRIC)
+        gap = ours - theirs
+        row["default - best baseline"] = (
+            f"{gap:+.4f} ({gap / np.hypot(ours_se, theirs_se):+.1f} SE)"
+        )
+        row["minimizer chosen"] = f"{here[DEFAULT]['minimizer']:.2f}"
+        rows.append(row)
+    columns = [
+        *keys,
+        *methods_seen,
+        "default - best baseline",
+        "minimizer chosen",
+    ]
+    return rows, columns
+
+
+def seeds_text(run):
+    grid = run.grid
+    return f"{grid.repeats} seeds" if isinstance(grid.repeats, int) else "seeds"
+
+
+def notes(table, run):
+    times, time_columns = time_table(table, "LinearRegression")
+    protocol, protocol_columns = pivot(
+        [r for r in table if r["method"] == DEFAULT], "moments"
+    )
+    degrees, degree_columns = pivot(
+        [r for r in table if r["method"] in ("grid + cv", "full_grid (paper)")],
+        "degree",
+    )
+    default_rows = [r for r in table if r["method"] == DEFAULT]
+    trivial = {
+        (r["population"], r["n"], r["epsilon"]): r
+        for r in table
+        if r["method"] == "trivial (mean of y)"
+    }
+    below = []
+    for r in default_rows:
+        reference = trivial[r["population"], r["n"], r["epsilon"]]
+        se = np.hypot(mean_se(r, METRIC)[1], mean_se(reference, METRIC)[1])
+        if r[METRIC] < reference[METRIC] - 2 * se:
+            below.append(r)
+    return (
+        f"Held-out R^2 ({run.grid.populations[0].n_test:,} held-out users), mean ± "
+        f"standard error over {seeds_text(run)} (users' noise, server folds and "
+        "the population draw change with the seed). Public bounds data_norm = "
+        "y_bound = 1, coefficient box [-1, 1]^q. "
+        f"`{DEFAULT}` = LocalBernsteinRegressor() (mechanism='auto', "
+        "model_selection='cv'); `grid + cv` = mechanism='piecewise' (the grid of "
+        "seed 001 Alg. 3, degree='auto') with the same selection; `full_grid "
+        "(paper)` = mechanism='full_grid', model_selection='none' (seed 001 Alg. "
+        "2 as printed; on diabetes_2d only up to n = 1e5: at 1e6 users x "
+        "(k+1)^3 values the randomizer refuses the memory); `duchi grid + cv` = "
+        "mechanism='duchi' (1 bit per user) with the selection; `bassily_smith "
+        "(paper)` = mechanism='bassily_smith', model_selection='none' (seed 001 "
+        "Alg. 3, correctly calibrated); `naive` = "
+        "LinearRegression on Gaussian (x, y) reports; `debiased LS` = "
+        "GaussianLeastSquares on the same reports (both at (epsilon, delta = "
+        f"{DELTA:g}); {DELTA_NOTE}; weaker than the pure epsilon of the "
+        "Bernstein estimator); `trivial (mean of y)` = the non-private mean of "
+        "the training y (DummyRegressor). `default - best baseline`: the "
+        "default minus the best of naive, debiased LS and trivial, and that "
+        "gap in standard errors of the difference. `minimizer chosen`: "
+        "fraction of seeds where the server kept the minimizer rather than "
+        "the constant model.\n\n"
+        f"Cells where the default's mean is more than 2 SE below the trivial "
+        f"predictor: {len(below)} of {len(default_rows)}.\n\n"
+        "Fraction of seeds where mechanism='auto' collected moments (else the "
+        "grid):\n\n"
+        + format_table(protocol, protocol_columns)
+        + "\n\nGrid degree k of the grid methods (mean over seeds):\n\n"
+        + format_table(degrees, degree_columns)
+        + "\n\nFit time / LinearRegression's fit time on the same users (the "
+        "private fits simulate every user's randomizer):\n\n"
+        + format_table(times, time_columns)
+        + f"\n\nCommand: `{run.command}`."
+    )
 
 
 def orders(quick):
@@ -141,75 +234,59 @@ def orders(quick):
 
 def order_methods(population, quick):
     return [
-        Method(f"piecewise, h = {h}", bernstein(iterated_order=h), "improved")
+        Method(
+            f"piecewise, h = {h}",
+            bernstein(mechanism="piecewise", iterated_order=h, model_selection="none"),
+            "improved",
+        )
         for h in orders(quick)
     ]
 
 
-def seeds_text(run):
-    return "one seed" if run.quick else "5 seeds at n <= 1e5, 3 at n = 1e6"
-
-
-def notes(table, run):
-    times, time_columns = time_table(table, "LinearRegression")
-    degrees, degree_columns = pivot(
-        [r for r in table if r["mode"] in ("improved", "paper")], "degree"
-    )
-    return (
-        f"Population `{POPULATION.name}`: {POPULATION.description}; public bounds "
-        "data_norm = y_bound = 1, coefficient box [-1, 1]^2. Excess empirical risk "
-        "L(w) - L(w*) on the training users (mean squared loss; w* = box LS, the "
-        "exact minimizer over the box; the optimal risk is about 0.087), mean over "
-        f"{seeds_text(run)}. Columns: `piecewise (default)` = LocalBernsteinRegressor "
-        "defaults (improved: mechanism='piecewise', h = 3, degree='auto'); "
-        "`full_grid (paper)` = mechanism='full_grid' (seed 001 Alg. 2, all "
-        "(k+1)^2 grid values with Laplace noise, basic composition); `duchi`, "
-        "`laplace`, `bassily_smith` = the other partition mechanisms (seed 001 "
-        "Alg. 3 is bassily_smith); `LinearRegression`, `box LS` = non-private "
-        "(excess 0 up to rounding); `naive Laplace + OLS` = every user adds "
-        "Laplace noise of scale 4 / epsilon to (x, y) (pure epsilon-LDP, "
-        "`laplace_records`), LinearRegression on the noisy records; `debiased LS` "
-        f"= Gaussian (x, y) reports at (epsilon, delta = {DELTA:g}; {DELTA_NOTE}) and least "
-        "squares on the debiased Gram matrix (`GaussianLeastSquares`; weaker than "
-        "pure LDP, a reference).\n\n"
-        "Fit time / LinearRegression's fit time on the same users (the private "
-        "fits simulate every user's randomizer):\n\n"
-        + format_table(times, time_columns)
-        + "\n\nGrid degree k chosen by degree='auto' (mean over seeds):\n\n"
-        + format_table(degrees, degree_columns)
-        + f"\n\nCommand: `{run.command}`."
-    )
-
-
 def order_table(table):
-    """The utility pivot, and the mean grid degree k chosen for each h."""
-    utility, columns = pivot(table, METRIC)
-    degrees, _ = pivot(table, "degree")
-    hs = [int(m.removeprefix("piecewise, h = ")) for m in columns[3:]]
+    """Mean ± standard error per h, and the mean grid degree k chosen for each h."""
+    hs = orders_in(table)
+    cells = {}
+    for r in table:
+        key = (r["population"], r["n"], r["epsilon"])
+        cells.setdefault(key, {})[r["method"]] = r
     k_column = "k (h = " + " / ".join(str(h) for h in hs) + ")"
-    for row, degree_row in zip(utility, degrees, strict=True):
+    rows = []
+    for (population, n, epsilon), here in cells.items():
+        row = {"population": population, "n": n, "epsilon": epsilon}
+        for method, r in here.items():
+            mean, se = mean_se(r, METRIC)
+            row[method] = f"{mean:.4f} ± {se:.4f}"
         row[k_column] = " / ".join(
-            f"{degree_row[f'piecewise, h = {h}']:.3g}" for h in hs
+            f"{here[f'piecewise, h = {h}']['degree']:.3g}" for h in hs
         )
-    return utility, [*columns, k_column]
+        rows.append(row)
+    methods_seen = [f"piecewise, h = {h}" for h in hs]
+    return rows, ["population", "n", "epsilon", *methods_seen, k_column]
+
+
+def orders_in(table):
+    return sorted({int(r["method"].removeprefix("piecewise, h = ")) for r in table})
 
 
 def order_notes(table, run):
     return (
-        f"Population `{POPULATION.name}` as in `bench_bernstein.md`; excess "
-        "empirical risk of LocalBernsteinRegressor (mechanism='piecewise', "
-        "degree='auto') for each iterated_order h (the default is h = 3), mean over "
-        f"{seeds_text(run)}; the last column is the mean grid degree k that "
-        "degree='auto' chose for each h. "
+        "Population `linear_1d`; held-out R^2 of LocalBernsteinRegressor with "
+        "the grid protocol (mechanism='piecewise', degree='auto', "
+        "model_selection='none') for each iterated_order h (the default is "
+        f"h = 3), mean ± standard error over {seeds_text(run)}; the last column is the mean grid "
+        "degree k that degree='auto' chose for each h. "
         f"Command: `{run.command}`."
     )
 
 
+POPULATIONS_RUN = tuple(POPULATIONS[name] for name in POPULATION_NAMES)
 SIZES = (10_000, 100_000, 1_000_000)
 EPSILONS = (0.5, 1, 2, 4, 8)
-REPEATS = {10_000: 5, 100_000: 5, 1_000_000: 3}
-QUICK = Grid(populations=(POPULATION,), sizes=(5_000, 20_000), epsilons=(1.0, 4.0))
-FULL = Grid(populations=(POPULATION,), sizes=SIZES, epsilons=EPSILONS, repeats=REPEATS)
+QUICK = Grid(
+    populations=POPULATIONS_RUN, sizes=(5_000, 20_000), epsilons=(1.0, 4.0), repeats=3
+)
+FULL = Grid(populations=POPULATIONS_RUN, sizes=SIZES, epsilons=EPSILONS, repeats=3)
 
 SPEC = Benchmark(
     name="bench_bernstein",
@@ -217,28 +294,34 @@ SPEC = Benchmark(
     steps=(
         Experiment(
             name="bench_bernstein",
-            title="LocalBernsteinRegressor: excess empirical risk "
-            "(1 feature + intercept)",
+            title="LocalBernsteinRegressor: held-out R^2 (mean ± standard error)",
             methods=methods,
             evaluate=evaluate,
-            metrics=(METRIC, "degree"),
+            metrics=(METRIC, "minimizer", "moments", "degree"),
             full=FULL,
             quick=QUICK,
             notes=notes,
-            plot=Plot(
-                "excess empirical risk",
-                logy=True,
-                keep=lambda r: r["mode"] != "non-private",
-            ),
+            table=utility_table,
+            plot=Plot("held-out R^2", keep=lambda r: r["mode"] != "non-private"),
         ),
         Experiment(
             name="bench_bernstein_order",
-            title="LocalBernsteinRegressor: iterated order h (excess empirical risk)",
+            title="LocalBernsteinRegressor: iterated order h of the grid (held-out R^2)",
             methods=order_methods,
             evaluate=evaluate,
             metrics=(METRIC, "degree"),
-            full=FULL,
-            quick=Grid(populations=(POPULATION,), sizes=(20_000,), epsilons=(1.0, 4.0)),
+            full=Grid(
+                populations=(POPULATIONS["linear_1d"],),
+                sizes=SIZES,
+                epsilons=EPSILONS,
+                repeats=3,
+            ),
+            quick=Grid(
+                populations=(POPULATIONS["linear_1d"],),
+                sizes=(20_000,),
+                epsilons=(1.0, 4.0),
+                repeats=3,
+            ),
             notes=order_notes,
             table=order_table,
         ),

@@ -1,24 +1,33 @@
 """DPSVRGClassifier (central DP): accuracy against n and epsilon.
 
-Held-out accuracy of l2-regularised logistic regression (``alpha = 1e-4``)
-on the shared populations ``classification_54d`` and ``digits_binary``, eps
-in (0.5, 1, 2, 4, 8), n in (1e4, 1e5, 1e6), delta = 1e-5 (replace-one),
-written to ``docs/benchmarks/dp_svrg.md``:
+Two experiments. ``dp_svrg``: held-out accuracy on the shared populations
+``classification_54d`` and ``digits_binary``, eps in (0.5, 1, 2, 4, 8), n in
+(1e4, 1e5, 1e6), delta = 1e-7 (replace-one), written to
+``docs/benchmarks/dp_svrg.md``:
 
-- non-private scikit-learn ``LogisticRegression`` with the same penalty
-  (``C = 1 / (n alpha)``);
+- non-private scikit-learn ``LogisticRegression`` with ``C = 1 / (n 1e-4)``;
 - the *local* baselines (this is a central-DP estimator: the curator sees
   the rows; the local baselines show what central DP buys): ``naive``
   (each user releases (x, y) with the Gaussian mechanism at the same
   (eps, delta); ``LogisticRegression`` on the noisy rows, label = sign of
   the noisy label) and debiased least squares on the same reports;
-- improved mode (library default): ``DPSVRGClassifier()`` (DP-SVRG, 10
-  epochs, RDP accountant); variants ``DP-SVRG++`` and ``DP-GD RDP``
-  (``solver='gd'``, 100 steps);
+- improved mode (library default): ``DPSVRGClassifier()`` (DP-SVRG,
+  ``alpha='auto'``: regularization and inner-loop length from public
+  quantities, 4 epochs, RDP accountant); variants ``DP-SVRG++`` and
+  ``DP-GD RDP`` (``solver='gd'``, 100 steps);
 - paper mode: ``solver='gd', calibration='paper'``: DP-GD / DP-PGD with
   seed 004's closed-form zCDP noise (typo fixed). ``calibration='paper'``
   exists only for DP-GD: seed 002's printed DP-SVRG noise has an
   unspecified constant.
+
+``dp_svrg_diffprivlib``: side by side with diffprivlib's
+``LogisticRegression`` (objective perturbation, pure epsilon, ``C = 1``,
+``data_norm = 1``; run in its own environment through
+``benchmarks/external/diffprivlib_logistic.py``, on the same draws) on the
+real-data populations ``breast_cancer`` and ``digits_binary``, eps in (0.1,
+0.5, 1, 2, 4, 8), n in (1e4, 1e5, 1e6), 3 seeds per cell, with the
+non-private ``LogisticRegression(C=1)`` and the majority predictor.
+``--only diffprivlib`` runs this experiment alone.
 
 Seed 002's own experiment (optimality gap of DP-SVRG, DP-SVRG++ and DP-GD
 against the budget) is :mod:`benchmarks.papers.seed002_dp_svrg_gap`.
@@ -28,9 +37,16 @@ against the budget) is :mod:`benchmarks.papers.seed002_dp_svrg_gap`.
 at every call, so training and held-out users came from different
 distributions.
 
-    python -m benchmarks.bench_dp_svrg [--quick]
+    python -m benchmarks.bench_dp_svrg [--quick] [--only {dp_svrg,diffprivlib}]
 """
 
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import numpy as np
+from sklearn.dummy import DummyClassifier
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 
@@ -63,7 +79,6 @@ def dp_svrg(**params):
         return DPSVRGClassifier(
             epsilon=epsilon,
             delta=DELTA,
-            alpha=ALPHA,
             data_norm=data.population.data_norm,
             random_state=seed,
             **params,
@@ -91,13 +106,17 @@ def methods(population, quick):
     ]
     if not quick:
         out += [
-            Method("DP-SVRG++", dp_svrg(solver="svrg++"), max_n=LARGE_N // 10),
-            Method("DP-GD RDP", dp_svrg(solver="gd"), max_n=LARGE_N // 10),
+            Method(
+                "DP-SVRG++",
+                dp_svrg(solver="svrg++", alpha=ALPHA),
+                max_n=LARGE_N // 10,
+            ),
+            Method("DP-GD RDP", dp_svrg(solver="gd", alpha=ALPHA), max_n=LARGE_N // 10),
         ]
     out.append(
         Method(
             "DP-GD zCDP (paper)",
-            dp_svrg(solver="gd", calibration="paper"),
+            dp_svrg(solver="gd", calibration="paper", alpha=ALPHA),
             "paper",
             where=paper_epsilons,
         )
@@ -117,7 +136,8 @@ def notes(table, run):
         f"Populations: {descriptions}. data_norm = 1, test accuracy on "
         f"{populations[0].n_test:,} held-out users. delta = {DELTA:g} ({DELTA_NOTE}) "
         f"(replace-one for the central estimators, per user for the local "
-        f"baselines), alpha = {ALPHA} (C = 1 / (n alpha)). Seeds (data and "
+        f"baselines), alpha = {ALPHA} (C = 1 / (n alpha)) for the reference and "
+        "the variants, alpha = 'auto' for the default. Seeds (data and "
         "noise): "
         + (
             "1."
@@ -129,7 +149,9 @@ def notes(table, run):
         "same (eps, delta); LogisticRegression on the noisy rows labelled by "
         "the sign of the noisy label); `debiased LS (local)` (debiased least "
         "squares on the same reports, sign of the fit); `DP-SVRG (default)` "
-        "(improved mode: DPSVRGClassifier defaults, 10 epochs, RDP accountant); "
+        "(improved mode: DPSVRGClassifier defaults: alpha = 'auto', 4 epochs "
+        "whose length and the regularization follow from n, d, eps, delta, "
+        "data_norm; RDP accountant); "
         "`DP-GD zCDP (paper)` (solver = 'gd', calibration = 'paper': 100 noisy "
         "full-gradient steps, seed 004's zCDP closed form)"
         + (
@@ -153,6 +175,176 @@ def notes(table, run):
     )
 
 
+# ------------------------------------------------- side by side: diffprivlib
+#: The interpreter of the environment where diffprivlib imports
+#: (benchmarks/README.md); override with DIFFPRIVLIB_PYTHON.
+DIFFPRIVLIB_PYTHON = Path(
+    os.environ.get(
+        "DIFFPRIVLIB_PYTHON",
+        Path(__file__).resolve().parent.parent / ".venv-diffprivlib/bin/python",
+    )
+)
+DIFFPRIVLIB = "diffprivlib LogisticRegression"
+DEFAULT = "DP-SVRG (default)"
+MAJORITY = "majority"
+NONPRIVATE = "LogisticRegression(C=1)"
+REAL = (POPULATIONS["breast_cancer"], POPULATIONS["digits_binary"])
+DIFFPRIVLIB_EPSILONS = (0.1, 0.5, 1.0, 2.0, 4.0, 8.0)
+
+
+def diffprivlib_available():
+    return DIFFPRIVLIB_PYTHON.exists()
+
+
+def diffprivlib_fit(epsilons):
+    """diffprivlib at every epsilon of one draw, in one subprocess (cached)."""
+
+    def fit(data, epsilon, seed):
+        if "diffprivlib" not in data.cache:
+            output = subprocess.run(
+                [
+                    str(DIFFPRIVLIB_PYTHON),
+                    "-m",
+                    "benchmarks.external.diffprivlib_logistic",
+                    "--population",
+                    data.population.name,
+                    "--n",
+                    str(data.n),
+                    "--seed",
+                    str(seed),
+                    "--epsilons",
+                    *map(str, epsilons),
+                ],
+                cwd=Path(__file__).resolve().parent.parent,
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+            data.cache["diffprivlib"] = {
+                row["epsilon"]: row["accuracy"] for row in json.loads(output)
+            }
+        return data.cache["diffprivlib"][epsilon]
+
+    return fit
+
+
+def real_methods(epsilons):
+    def methods(population, quick):
+        out = [
+            Method(
+                NONPRIVATE,
+                lambda data, e, s: nonprivate(
+                    LogisticRegression(max_iter=1000), data.X, data.y
+                ),
+                "non-private",
+            ),
+            Method(
+                MAJORITY,
+                lambda data, e, s: nonprivate(
+                    DummyClassifier(strategy="most_frequent"), data.X, data.y
+                ),
+                "non-private",
+            ),
+            Method(DEFAULT, dp_svrg()),
+        ]
+        if diffprivlib_available():
+            out.append(Method(DIFFPRIVLIB, diffprivlib_fit(epsilons), "baseline"))
+        return out
+
+    return methods
+
+
+def evaluate_any(result, data):
+    """Accuracy of a fitted model, or the accuracy diffprivlib reported."""
+    if isinstance(result, float):
+        return {"accuracy": result}
+    return evaluate(result, data)
+
+
+def mean_se(row):
+    se = row.get("accuracy sd", np.nan) / np.sqrt(row["runs"])
+    return f"{row['accuracy']:.4f} ± {se:.4f}"
+
+
+def side_by_side(table):
+    """Mean ± standard error per method; DP-SVRG minus diffprivlib, in SEs."""
+    cells = {(r["population"], r["n"], r["epsilon"], r["method"]): r for r in table}
+    keys = dict.fromkeys(
+        (r["population"], r["n"], r["epsilon"]) for r in table if r["epsilon"] != "inf"
+    )
+    columns = ["population", "n", "epsilon", MAJORITY, NONPRIVATE, DIFFPRIVLIB, DEFAULT]
+    columns += ["difference", "verdict"]
+    rows = []
+    for population, n, epsilon in keys:
+        row = {"population": population, "n": n, "epsilon": epsilon}
+        for method in columns[3:7]:
+            found = cells.get((population, n, epsilon, method)) or cells.get(
+                (population, n, "inf", method)
+            )
+            row[method] = mean_se(found) if found else ""
+        ours = cells.get((population, n, epsilon, DEFAULT))
+        theirs = cells.get((population, n, epsilon, DIFFPRIVLIB))
+        if ours and theirs:
+            diff = ours["accuracy"] - theirs["accuracy"]
+            se = np.hypot(
+                ours.get("accuracy sd", np.nan) / np.sqrt(ours["runs"]),
+                theirs.get("accuracy sd", np.nan) / np.sqrt(theirs["runs"]),
+            )
+            row["difference"] = f"{diff:+.4f} ± {se:.4f}"
+            row["verdict"] = (
+                "ahead" if diff > 2 * se else "tie" if diff >= -2 * se else "behind"
+            )
+        rows.append(row)
+    return rows, columns
+
+
+def side_by_side_notes(table, run):
+    verdicts = side_by_side(table)[0]
+    counts = {
+        v: sum(r.get("verdict") == v for r in verdicts)
+        for v in ("ahead", "tie", "behind")
+    }
+    descriptions = "; ".join(
+        f"`{p.name}`: {p.description}" for p in run.grid.populations
+    )
+    missing = (
+        ""
+        if diffprivlib_available()
+        else f" diffprivlib was not run: no interpreter at `{DIFFPRIVLIB_PYTHON}` "
+        "(see benchmarks/README.md)."
+    )
+    return (
+        f"Populations: {descriptions}. Test accuracy on "
+        f"{run.grid.populations[0].n_test:,} held-out users; cells are mean ± "
+        f"standard error over {run.grid.repeats} seeds (data and noise). "
+        f"`{DEFAULT}`: `DPSVRGClassifier(epsilon, delta={DELTA:g}, "
+        "data_norm=1)`, every other parameter at its default (alpha = 'auto'), "
+        "(epsilon, delta)-DP with delta = 1e-7 (replace-one). "
+        f"`{DIFFPRIVLIB}`: diffprivlib 0.6's `LogisticRegression(epsilon, "
+        "data_norm=1)` (objective perturbation, C = 1, lbfgs with "
+        "max_iter = 100), pure epsilon-DP, so its guarantee is stronger by "
+        "delta = 1e-7; run through `benchmarks/external/diffprivlib_logistic.py` "
+        "in a separate environment on the same draws. "
+        f"`{NONPRIVATE}` and `{MAJORITY}` (most frequent training class) are "
+        "non-private references. `difference`: DP-SVRG minus diffprivlib ± the "
+        "standard error of the difference; `verdict`: ahead / behind when the "
+        "difference exceeds two standard errors, tie otherwise. "
+        f"Count: {counts['ahead']} ahead, {counts['tie']} tie, "
+        f"{counts['behind']} behind.{missing}\n\nCommand: `{run.command}"
+        + (" --only diffprivlib`." if not run.quick else "`.")
+    )
+
+
+def only(name, step):
+    """Run ``step`` unless ``--only`` names another step."""
+
+    def run_step(run):
+        chosen = getattr(run.options, "only", None)
+        return step(run) if chosen in (None, name) else []
+
+    return run_step
+
+
 EPSILONS = (0.5, 1.0, 2.0, 4.0, 8.0)
 REPEATS = {10_000: 3, 100_000: 2}
 
@@ -160,28 +352,62 @@ SPEC = Benchmark(
     name="bench_dp_svrg",
     description=__doc__.splitlines()[0],
     ignore=(ConvergenceWarning,),
+    options=(
+        (
+            "--only",
+            dict(choices=("dp_svrg", "diffprivlib"), help="run one experiment"),
+        ),
+    ),
     steps=(
-        Experiment(
-            name="dp_svrg",
-            title="DPSVRGClassifier (central DP): test accuracy",
-            methods=methods,
-            evaluate=evaluate,
-            metrics=("accuracy",),
-            full=Grid(
-                populations=USERS,
-                sizes=(10_000, 100_000, LARGE_N),
-                epsilons=EPSILONS,
-                repeats=REPEATS,
-                # digits_binary: 1,500 distinct training images, resampled.
-                by_population={
-                    "digits_binary": Grid(
-                        sizes=(10_000, 100_000), epsilons=EPSILONS, repeats=REPEATS
-                    )
-                },
+        only(
+            "dp_svrg",
+            Experiment(
+                name="dp_svrg",
+                title="DPSVRGClassifier (central DP): test accuracy",
+                methods=methods,
+                evaluate=evaluate,
+                metrics=("accuracy",),
+                full=Grid(
+                    populations=USERS,
+                    sizes=(10_000, 100_000, LARGE_N),
+                    epsilons=EPSILONS,
+                    repeats=REPEATS,
+                    # digits_binary: 1,500 distinct training images, resampled.
+                    by_population={
+                        "digits_binary": Grid(
+                            sizes=(10_000, 100_000), epsilons=EPSILONS, repeats=REPEATS
+                        )
+                    },
+                ),
+                quick=Grid(
+                    populations=USERS, sizes=(2_000, 20_000), epsilons=(1.0, 4.0)
+                ),
+                notes=notes,
+                plot=Plot("test accuracy"),
             ),
-            quick=Grid(populations=USERS, sizes=(2_000, 20_000), epsilons=(1.0, 4.0)),
-            notes=notes,
-            plot=Plot("test accuracy"),
+        ),
+        only(
+            "diffprivlib",
+            Experiment(
+                name="dp_svrg_diffprivlib",
+                title="DPSVRGClassifier against diffprivlib's LogisticRegression: "
+                "test accuracy",
+                methods=real_methods(DIFFPRIVLIB_EPSILONS),
+                evaluate=evaluate_any,
+                metrics=("accuracy",),
+                full=Grid(
+                    populations=REAL,
+                    sizes=(10_000, 100_000, 1_000_000),
+                    epsilons=DIFFPRIVLIB_EPSILONS,
+                    repeats=3,
+                ),
+                quick=Grid(
+                    populations=REAL, sizes=(5_000,), epsilons=(0.5, 4.0), repeats=3
+                ),
+                table=side_by_side,
+                notes=side_by_side_notes,
+                plot=Plot("test accuracy", keep=lambda r: r["method"] != MAJORITY),
+            ),
         ),
     ),
 )

@@ -1,10 +1,13 @@
 """KernelRidgeLDP against non-private and private baselines.
 
-Test mean squared error on clean held-out users of the populations
-``nonlinear_5d`` and ``diabetes`` for
+R^2 on clean held-out users (0 = the trivial predictor, the mean of y),
+mean and standard error over 3 draws, on the populations ``nonlinear_5d``,
+``diabetes_5d`` (real data, 5 public columns in the unit ball) and
+``diabetes`` (10 standardized columns), for
 
 - ``KernelRidgeLDP``: the library default (joint analytic calibration,
-  ``n_components='auto'`` noise-aware, ``alpha='auto'`` by debiased CV);
+  ``n_components='auto'`` noise-aware, ``alpha='auto'`` by debiased CV,
+  intercept, fallback to the noisy mean of y by held-out risk);
 - ``paper``: ``calibration='paper'`` (``epsilon/2, delta/2`` per part with
   the classic formula, the seed's ``n_components = sqrt(d n) epsilon``
   capped at 300);
@@ -13,7 +16,7 @@ Test mean squared error on clean held-out users of the populations
 - ``KernelRidge (2000 users)``: non-private exact ``KernelRidge`` on the
   first ``KRR_USERS`` users (the exact kernel matrix of more users does not
   fit in memory), alpha by 3-fold ``GridSearchCV``;
-- ``predict 0``: the constant 0 (the level a private model shrinks to);
+- ``trivial``: the mean of the clean training y (non-private);
 - ``naive``: users perturb raw ``(x, y)`` with the jointly calibrated
   Gaussian mechanism at the same (epsilon, delta) (``x`` clipped to its
   public norm bound); the server fits the same ``RFF + RidgeCV`` pipeline;
@@ -41,12 +44,15 @@ from benchmarks._baselines import (
 from benchmarks._harness import Benchmark, Experiment, Grid, Method, Plot, main
 from benchmarks._populations import POPULATIONS
 from benchmarks._tables import format_table, pivot, time_table
+from benchmarks.bench_sparse import CHECK_STD_ERRORS, mean_se_table, r2
 from sklearn_ldp import KernelRidgeLDP
 
 EPSILONS = (0.5, 1.0, 2.0, 4.0, 8.0)
-SIZES = (10_000, 100_000, 1_000_000)
-#: Three draws at 10^4 users, two at 10^5, one at 10^6.
-REPEATS = {10_000: 3, 100_000: 2}
+SIZES = (20_000, 200_000)
+#: Draws (data and noise seeds) per cell.
+REPEATS = 3
+DEFAULT = "KernelRidgeLDP"
+BASELINES = ("trivial", "naive", "debiased LS (linear)")
 NONPRIVATE_COMPONENTS = 100
 RIDGE_ALPHAS = np.logspace(-3, 3, 7)
 KRR_USERS = 2000
@@ -102,13 +108,11 @@ def methods(population, quick):
             "non-private",
         ),
         Method(
-            "predict 0",
-            lambda d, e, s: DummyRegressor(strategy="constant", constant=0.0).fit(
-                d.X, d.y
-            ),
+            "trivial",
+            lambda d, e, s: nonprivate(DummyRegressor(), d.X, d.y),
             "non-private",
         ),
-        Method("KernelRidgeLDP", ldp()),
+        Method(DEFAULT, ldp()),
         Method("paper", ldp(calibration="paper"), "paper"),
         Method(
             "naive",
@@ -128,22 +132,28 @@ def methods(population, quick):
 
 
 def evaluate(model, data):
-    mse = float(np.mean((model.predict(data.X_test) - data.y_test) ** 2))
-    return {"mse": mse, "m": float(getattr(model, "n_components_", np.nan))}
+    selected = getattr(model, "selected_model_", None)
+    return {
+        "R2": r2(model, data),
+        "m": float(getattr(model, "n_components_", np.nan)),
+        "constant chosen": np.nan
+        if selected is None
+        else float(selected == "constant"),
+    }
+
+
+def table(aggregated):
+    return mean_se_table(aggregated, "R2", DEFAULT, BASELINES)
 
 
 def notes(table, run):
     times, time_columns = time_table(table, NP_REFERENCE)
-    time_columns = [c for c in time_columns if c != "predict 0"]
-    ldp_table = [r for r in table if r["method"] in ("KernelRidgeLDP", "paper")]
+    time_columns = [c for c in time_columns if c != "trivial"]
+    ldp_table = [r for r in table if r["method"] in (DEFAULT, "paper")]
     components, component_columns = pivot(ldp_table, "m")
+    fallback, fallback_columns = pivot(ldp_table, "constant chosen")
     krr_users = QUICK_KRR_USERS if run.quick else KRR_USERS
-    seed_note = (
-        f"one draw (seed {run.seed})"
-        if run.quick
-        else "mean over 3 draws (data and noise seeds 0-2) at n = 10^4, 2 at "
-        "10^5, 1 at 10^6"
-    )
+    draws = run.grid.seeds(run.seed)(run.grid.sizes[0])
     populations = run.grid.populations
     described = "\n".join(
         f"- `{pop.name}`: {pop.description} (public ||x|| <= "
@@ -151,28 +161,39 @@ def notes(table, run):
         f"|y| <= {pop.y_bound:g})."
         for pop in populations
     )
-    return f"""Test MSE on {populations[0].n_test} clean held-out users (lower is
-better; `predict 0` is the MSE of the constant 0). delta = {DELTA:g} ({DELTA_NOTE}), gamma = 1/d;
-{seed_note}.
+    return f"""R^2 = 1 - MSE / Var(y) on {populations[0].n_test} clean held-out users
+(0 is the trivial predictor, the mean of y), mean ± standard error over
+{len(draws)} draws (data and noise seeds {list(draws)}). delta = {DELTA:g}
+({DELTA_NOTE}), gamma = 1/d. `check`: `ok` when `{DEFAULT}` is no worse than
+each of {", ".join(f"`{b}`" for b in BASELINES)} by more than
+{CHECK_STD_ERRORS:g} standard errors of the difference, else the baselines it
+loses to.
 
 Populations:
 
 {described}
 
-Columns: `KernelRidgeLDP` = library default (analytic calibration,
-n_components='auto' = floor(3 n^(1/3) sigma_x^(-4/3)), alpha='auto');
-`paper` = calibration='paper' (eps/2, delta/2 per part, classic formula;
-n_components = sqrt(d n) eps capped at 300); `{NP_REFERENCE}` = non-private
+Columns: `{DEFAULT}` = library default (analytic calibration,
+n_components='auto' = floor(3 n^(1/3) sigma_x^(-4/3)), alpha='auto',
+fit_intercept=True, fallback to the noisy mean of y when the 5-fold held-out
+squared risk on the reports says so); `paper` = calibration='paper' (eps/2,
+delta/2 per part, classic formula; n_components = sqrt(d n) eps capped at
+300; the same server); `{NP_REFERENCE}` = non-private
 RBFSampler({NONPRIVATE_COMPONENTS} features, gamma = 1/d) + RidgeCV(alphas
 10^-3..10^3); `KernelRidge ({krr_users} users)` = non-private exact
 KernelRidge on the first {krr_users} users, alpha by 3-fold GridSearchCV;
-`naive` = the same RFF + RidgeCV pipeline on Gaussian reports of (x, y)
-(same eps and delta); `debiased LS (linear)` = GaussianLeastSquares
-(debiased linear least squares on those reports, ridge 2 sigma^2 sqrt(p/n)).
+`trivial` = the mean of the clean training y (non-private); `naive` = the
+same RFF + RidgeCV pipeline on Gaussian reports of (x, y) (same eps and
+delta); `debiased LS (linear)` = GaussianLeastSquares (debiased linear least
+squares on those reports, ridge 2 sigma^2 sqrt(p/n)).
 
 ## Random features m used by the private modes
 
 {format_table(components, component_columns)}
+
+## Fraction of draws that fell back to the constant
+
+{format_table(fallback, fallback_columns)}
 
 ## Fit time / {NP_REFERENCE} fit time (same draw)
 
@@ -190,23 +211,28 @@ SPEC = Benchmark(
     steps=(
         Experiment(
             name="kernel_ridge",
-            title="KernelRidgeLDP: test MSE",
+            title="KernelRidgeLDP: held-out R^2 (mean ± standard error)",
             methods=methods,
             evaluate=evaluate,
-            metrics=("mse", "m"),
+            metrics=("R2", "m", "constant chosen"),
             full=Grid(
-                populations=(POPULATIONS["nonlinear_5d"], POPULATIONS["diabetes"]),
+                populations=tuple(
+                    POPULATIONS[name]
+                    for name in ("nonlinear_5d", "diabetes_5d", "diabetes")
+                ),
                 sizes=SIZES,
                 epsilons=EPSILONS,
                 repeats=REPEATS,
             ),
             quick=Grid(
-                populations=(POPULATIONS["nonlinear_5d"],),
-                sizes=(10_000,),
-                epsilons=(4.0, 8.0),
+                populations=(POPULATIONS["nonlinear_5d"], POPULATIONS["diabetes_5d"]),
+                sizes=SIZES[:1],
+                epsilons=(0.5, 4.0),
+                repeats=REPEATS,
             ),
             notes=notes,
-            plot=Plot("test MSE", logy=True),
+            table=table,
+            plot=Plot("held-out R^2"),
         ),
     ),
 )

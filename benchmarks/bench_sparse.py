@@ -1,18 +1,18 @@
 """SparseLDPRegressor and SparseLDPMeanEstimator on the shared populations.
 
-Regression (``sparse_linear_20d``, ``sparse_linear_100d``,
-``sparse_linear_10000d``): the population excess squared risk of the fitted
-``(coef_, intercept_)``, divided by the signal variance ``Var(x^T w*)``
-(``sparse_linear_excess_risk``; exact, no held-out sample; 1 = no better than
-predicting the mean), for
+Regression (``sparse_linear_20d``, ``sparse_linear_100d`` and the real
+``diabetes`` data, 10 features): R^2 on clean held-out users (0 = the
+trivial predictor, the mean of y; 1 = perfect), mean and standard error
+over 3 draws (data and noise seeds), for
 
 - ``SparseLDPRegressor``: the library default (``projection='auto'``: the
   identity when ``n_components`` reaches ``d``, else a Gaussian projection;
-  joint analytic calibration);
+  joint analytic calibration; l1 radius and constant fallback chosen from
+  the reports);
 - ``paper``: ``calibration='paper'`` (Gaussian projection as printed,
   ``epsilon/2, delta/2`` per part with the classic formula);
-- ``LinearRegression`` (non-private; ``LassoCV`` at ``d = 10^4``, where
-  ``n <= d``);
+- ``LinearRegression`` (non-private) and ``trivial`` (the mean of the clean
+  training y, non-private);
 - ``naive OLS``: ``GaussianLeastSquares(debias=False)``, ordinary least
   squares on Gaussian reports of ``(x, y)`` at the same (epsilon, delta);
 - ``debiased LS``: ``GaussianLeastSquares(debias=True)`` on the same reports.
@@ -28,8 +28,9 @@ Run ``python -m benchmarks.bench_sparse [--quick]``.
 """
 
 import numpy as np
+from sklearn.dummy import DummyRegressor
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.linear_model import LassoCV, LinearRegression
+from sklearn.linear_model import LinearRegression
 from sklearn.utils import gen_batches
 
 from benchmarks._baselines import (
@@ -40,7 +41,7 @@ from benchmarks._baselines import (
     nonprivate,
 )
 from benchmarks._harness import Benchmark, Experiment, Grid, Method, Plot, main
-from benchmarks._populations import POPULATIONS, sparse_linear_excess_risk
+from benchmarks._populations import POPULATIONS
 from benchmarks._tables import format_table, time_table
 from sklearn_ldp import SparseLDPMeanEstimator, SparseLDPRegressor
 
@@ -48,16 +49,22 @@ EPSILONS = (0.5, 1.0, 2.0, 4.0, 8.0)
 SIZES = (10_000, 100_000, 1_000_000)
 #: Three draws at 10^4 users, two at 10^5, one at 10^6.
 REPEATS = {10_000: 3, 100_000: 2}
+#: Regression: the sizes of the issue (2 10^4 .. 2 10^5), 3 draws per cell.
+REGRESSION_SIZES = (20_000, 200_000)
+REGRESSION_REPEATS = 3
+#: The default must be within this many standard errors of the best
+#: baseline and of the trivial predictor (the "check" column).
+CHECK_STD_ERRORS = 2.0
+#: Baselines the default is checked against.
+BASELINES = ("trivial", "naive OLS", "debiased LS")
+DEFAULT = "SparseLDPRegressor"
 #: Users per batch for the streaming baselines (bounded memory at n = 1e6).
 BATCH = 100_000
 #: d = 10^4: one draw of 10^4 users is 800 MB, the users' projection costs
 #: n d m with m ~ 3 sqrt(n) epsilon, the baselines need d x d statistics.
 HIGH_DIM_MAX_N = 10_000
-HIGH_DIM_REGRESSION_EPSILONS = (1.0, 4.0)
 HIGH_DIM_MEAN_PAPER_EPSILONS = (1.0,)
 HIGH_DIM_MEAN_CALIBRATION_EPSILONS = (1.0, 4.0)
-#: LassoCV grid of the non-private reference at d = 10^4.
-LASSO_ALPHAS = (3e-4, 1e-3, 3e-3, 1e-2, 3e-2)
 
 
 # ---------------------------------------------------------------- regression
@@ -66,7 +73,7 @@ def regressor(population, **params):
         return SparseLDPRegressor(
             epsilon=epsilon,
             delta=DELTA,
-            l1_radius=population.params["l1_radius"],
+            l1_radius=population.params.get("l1_radius", 1.0),
             data_norm=population.data_norm,
             y_bound=population.y_bound,
             random_state=seed,
@@ -96,44 +103,90 @@ def least_squares(population, debias):
 
 
 def regression_methods(population, quick=False):
-    d = population.params["n_features"]
-    if d > 1000:
-        eps = HIGH_DIM_REGRESSION_EPSILONS
-        return [
-            Method(
-                "LassoCV",
-                lambda data, e, s: nonprivate(
-                    LassoCV(alphas=LASSO_ALPHAS, cv=3), data.X, data.y
-                ),
-                "non-private",
-            ),
-            Method("SparseLDPRegressor", regressor(population), epsilons=eps),
-            Method(
-                "paper",
-                regressor(population, calibration="paper"),
-                "paper",
-                epsilons=eps,
-            ),
-        ]
     return [
         Method(
             "LinearRegression",
             lambda data, e, s: nonprivate(LinearRegression(), data.X, data.y),
             "non-private",
         ),
-        Method("SparseLDPRegressor", regressor(population)),
+        Method(
+            "trivial",
+            lambda data, e, s: nonprivate(DummyRegressor(), data.X, data.y),
+            "non-private",
+        ),
+        Method(DEFAULT, regressor(population)),
         Method("paper", regressor(population, calibration="paper"), "paper"),
         Method("naive OLS", least_squares(population, False), "baseline"),
         Method("debiased LS", least_squares(population, True), "baseline"),
     ]
 
 
+def r2(model, data):
+    """R^2 on the held-out users (their own variance: 0 is their mean)."""
+    residual = model.predict(data.X_test) - data.y_test
+    return float(1.0 - np.mean(residual**2) / np.var(data.y_test))
+
+
 def evaluate_regression(model, data):
-    d = data.X.shape[1]
+    selected = getattr(model, "selected_model_", None)
     return {
-        "excess risk": sparse_linear_excess_risk(model.coef_, model.intercept_, d),
-        "m": float(getattr(model, "n_components_", d)),
+        "R2": r2(model, data),
+        "m": float(getattr(model, "n_components_", data.X.shape[1])),
+        "constant chosen": np.nan
+        if selected is None
+        else float(selected == "constant"),
     }
+
+
+def mean_se_table(table, metric, default, baselines, higher_is_better=True):
+    """Pivot of ``metric`` as "mean ± standard error" over seeds, plus a check.
+
+    ``check`` is ``ok`` when the ``default`` method is within
+    ``CHECK_STD_ERRORS`` standard errors (of the difference, seeds treated
+    as independent) of the best of ``baselines`` and of the first baseline
+    (the trivial predictor), else names what it loses to.
+    """
+    sign = 1.0 if higher_is_better else -1.0
+    cells, stats = {}, {}
+    methods = list(dict.fromkeys(r["method"] for r in table))
+    for r in table:
+        se = r.get(f"{metric} sd", np.nan) / np.sqrt(r["runs"])
+        stats[(r["population"], r["n"], r["epsilon"], r["method"])] = (r[metric], se)
+    keys = list(
+        dict.fromkeys(
+            (r["population"], r["n"], r["epsilon"])
+            for r in table
+            if r["epsilon"] != "inf"
+        )
+    )
+    rows = []
+    for population, n, epsilon in keys:
+        row = {"population": population, "n": n, "epsilon": epsilon}
+        for method in methods:
+            value = stats.get((population, n, epsilon, method)) or stats.get(
+                (population, n, "inf", method)
+            )
+            if value is not None:
+                row[method] = f"{value[0]:.3f} ± {value[1]:.3f}"
+                cells[method] = value
+        mine = stats.get((population, n, epsilon, default))
+        losses = []
+        for base in baselines:
+            other = stats.get((population, n, epsilon, base)) or stats.get(
+                (population, n, "inf", base)
+            )
+            if mine is None or other is None:
+                continue
+            margin = CHECK_STD_ERRORS * np.hypot(mine[1], other[1])
+            if sign * (other[0] - mine[0]) > margin:
+                losses.append(base)
+        row["check"] = "ok" if not losses else "below " + ", ".join(losses)
+        rows.append(row)
+    return rows, ["population", "n", "epsilon", *methods, "check"]
+
+
+def regression_table(table):
+    return mean_se_table(table, "R2", DEFAULT, BASELINES)
 
 
 # ---------------------------------------------------------------------- mean
@@ -238,39 +291,54 @@ def seed_note(run):
 
 
 def regression_notes(table, run):
-    times, time_columns = time_table(table, ("LinearRegression", "LassoCV"))
-    return f"""Normalized population excess risk (R(w) - R(w*)) / Var(x^T w*) of the
-fitted (coef_, intercept_), exact (no held-out sample): 0 is the truth, 1 is no
-better than predicting the mean. delta = {DELTA:g} ({DELTA_NOTE}); {seed_note(run)}.
+    times, time_columns = time_table(table, "LinearRegression")
+    time_columns = [c for c in time_columns if c != "trivial"]
+    chosen = [
+        f"{r['population']}, n = {r['n']:,}, eps = {r['epsilon']:g}: "
+        f"{r['constant chosen']:.2f}"
+        for r in table
+        if r["method"] == DEFAULT
+    ]
+    draws = run.grid.seeds(run.seed)(run.grid.sizes[0])
+    return f"""R^2 = 1 - MSE / Var(y) on {run.grid.populations[0].n_test} clean held-out
+users (0 is the trivial predictor, the mean of y; 1 is perfect), mean ± standard
+error over {len(draws)} draws (data and noise seeds {list(draws)}). delta = {DELTA:g}
+({DELTA_NOTE}). `check`: `ok` when `{DEFAULT}` is no worse than each of
+{", ".join(f"`{b}`" for b in BASELINES)} by more than {CHECK_STD_ERRORS:g} standard
+errors of the difference (seeds independent), else the baselines it loses to.
 
-Populations (l1_radius = ||w*||_1 = 1.22, ||x|| <= 1 and |y| <= 1 are public):
+Populations (||x|| <= data_norm and |y| <= 1 are public; l1_radius =
+||w*||_1 = 1.22 for the synthetic ones, the default 1 for diabetes):
 
 {describe(run.grid.populations)}
 
-Columns: `SparseLDPRegressor` = library default (projection='auto': the identity
+Columns: `{DEFAULT}` = library default (projection='auto': the identity
 when n_components = ceil(sqrt(n eps^2 log d)) reaches d, else Gaussian; joint
-analytic calibration); `paper` = calibration='paper' (Gaussian projection as
-printed, eps/2 and delta/2 per part, classic formula); `LinearRegression` /
-`LassoCV` = non-private scikit-learn (LassoCV, 3-fold over alpha in
-{LASSO_ALPHAS}, at d = 10^4 where n <= d); `naive OLS` = GaussianLeastSquares
-(debias=False): OLS on Gaussian reports of (x, y) at the same (eps, delta);
-`debiased LS` = GaussianLeastSquares(debias=True) on the same reports.
-{components_line(table, ("SparseLDPRegressor", "paper"))}
+analytic calibration; the l1 radius among l1_radius * 4^-k, k = 0..5, and the
+fallback to the noisy mean of y chosen by 5-fold held-out squared risk on the
+reports); `paper` = calibration='paper' (Gaussian projection as printed,
+eps/2 and delta/2 per part, classic formula; the same report-only choice);
+`LinearRegression` = non-private scikit-learn; `trivial` = the mean of the
+clean training y (non-private; the private version, the noisy mean, differs
+by sigma_y / sqrt(n)); `naive OLS` = GaussianLeastSquares (debias=False): OLS
+on Gaussian reports of (x, y) at the same (eps, delta); `debiased LS` =
+GaussianLeastSquares(debias=True) on the same reports.
+{components_line(table, (DEFAULT, "paper"))}
 
-Restrictions: at d = 10^4 only n = 10^4 (one draw of 10^4 users is 800 MB and
-takes ~10 s to generate; the users' projection costs n d m with m ~ 3 sqrt(n)
-eps: about 40 s per fit at eps = 4, n = 10^4), the private modes at eps in
-{HIGH_DIM_REGRESSION_EPSILONS} only, and no naive / debiased LS (they need
-d x d = 10^8 statistics and an eigendecomposition of that matrix). FISTA uses
-the library default (max_iter=1000, tol=1e-6); convergence warnings are
-silenced.
+Fraction of draws in which `{DEFAULT}` fell back to the constant:
+{"; ".join(chosen)}.
+
+`sparse_linear_10000d` is no longer in this table: the report-only choice
+refits FISTA 31 times, and each fit at d = 10^4 costs n d m (about 40 s at eps
+= 4, n = 10^4 before the choice); `docs/benchmarks/sparse_projection.md`
+covers the projection at high d.
 
 ## Fit time / non-private fit time (same draw)
 
 {format_table(times, time_columns)}
 
-Seconds include simulating the users' randomizers. `non-private s` is the
-non-private fit's own time (LinearRegression; LassoCV at d = 10^4).
+Seconds include simulating the users' randomizers. `LinearRegression s` is the
+non-private fit's own time.
 
 Generated by `{run.command}`."""
 
@@ -340,17 +408,28 @@ SPEC = Benchmark(
     steps=(
         Experiment(
             name="sparse_regression",
-            title="SparseLDPRegressor: normalized excess risk",
+            title="SparseLDPRegressor: held-out R^2 (mean ± standard error)",
             methods=regression_methods,
             evaluate=evaluate_regression,
-            metrics=("excess risk", "m"),
-            full=grid(
-                "sparse_linear_20d", "sparse_linear_100d", "sparse_linear_10000d"
+            metrics=("R2", "m", "constant chosen"),
+            full=Grid(
+                populations=tuple(
+                    POPULATIONS[name]
+                    for name in ("sparse_linear_20d", "sparse_linear_100d", "diabetes")
+                ),
+                sizes=REGRESSION_SIZES,
+                epsilons=EPSILONS,
+                repeats=REGRESSION_REPEATS,
             ),
-            quick=quick("sparse_linear_20d"),
+            quick=Grid(
+                populations=(POPULATIONS["sparse_linear_20d"], POPULATIONS["diabetes"]),
+                sizes=REGRESSION_SIZES[:1],
+                epsilons=(0.5, 4.0),
+                repeats=REGRESSION_REPEATS,
+            ),
             notes=regression_notes,
-            plot=Plot("excess risk / Var(x^T w*)", logy=True),
-            n_test=0,  # every metric is an exact population quantity
+            table=regression_table,
+            plot=Plot("held-out R^2"),
         ),
         Experiment(
             name="sparse_mean",

@@ -26,22 +26,34 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import AnnouncedDegreeMixin, LDPRegressorMixin, ldp_tags
+from ._base import (
+    AnnouncedDegreeMixin,
+    LDPRegressorMixin,
+    announced_degree,
+    ldp_tags,
+)
 from ._linear import LinearRegressorOutputMixin
 from .aggregation import (
     bernstein_coefficients,
-    estimate_grid_risk,
+    bernstein_report_estimates,
+    bernstein_weights,
     evaluate_bernstein,
+    fold_group_sums,
+    group_mean_variance,
     lebesgue_constant,
+    moment_quadratic,
+    moment_risk_weights,
 )
-from .optim import minimize_bernstein
+from .optim import minimize_bernstein, minimize_box_quadratic
 from .randomizers import BernsteinLossRandomizer
 from .randomizers._bernstein import (
     MAX_GRID_POINTS,
     MECHANISMS,
+    PROTOCOLS,
     RESIDUAL_LOSSES,
     builtin_loss_bound,
     coefficient_box,
+    moment_ranges,
     residual_loss,
     scalar_mechanism,
 )
@@ -49,6 +61,11 @@ from .utils import check_finite_array, warn_few_users
 
 #: Largest degree ``degree='auto'`` considers.
 _AUTO_MAX_DEGREE = 64
+#: The scalar mechanisms ``mechanism='auto'`` chooses from (the two best of
+#: ``docs/benchmarks/bench_bernstein.md``; the others are dominated).
+AUTO_MECHANISMS = ("piecewise", "duchi")
+#: Folds of the server's report-only model selection.
+N_FOLDS = 5
 
 
 def grid_point_noise(mechanism, epsilon, degree, n_coef, n_users):
@@ -93,8 +110,8 @@ def approximation_constant(
     return float(second.sum() / 8.0)
 
 
-def auto_degree(n_users, n_coef, order, mechanism, epsilon, approximation=None):
-    """``degree='auto'``: minimize the uniform error bound of seed 001's Theorem 17.
+def grid_error_bounds(n_users, n_coef, order, mechanism, epsilon, approximation=None):
+    """The uniform error bound of seed 001's Theorem 17 for every admissible degree.
 
     The proof of Theorem 17 bounds the uniform error of the private
     polynomial by an approximation term (Lemma 10, ``C k^-h``, ``C`` from
@@ -103,12 +120,17 @@ def auto_degree(n_users, n_coef, order, mechanism, epsilon, approximation=None):
     ``(2^h - 1)^q``) times the largest noise of the ``G = (k + 1)^q`` grid
     values (``sqrt(2 ln G)`` standard deviations of
     :func:`grid_point_noise`, which grows with ``k`` as users are spread
-    over more points). Returns the ``k`` in ``1..64`` minimizing the sum,
-    never more grid points than users unless ``k = 1`` already has.
+    over more points). Degrees run over ``1..64``, never more grid points
+    than users unless ``k = 1`` already has. In normalized loss units.
+
+    Returns
+    -------
+    degrees : ndarray of int
+    bounds : ndarray of float
     """
     if approximation is None:
         approximation = n_coef / 8.0
-    best_degree, best_bound = 1, np.inf
+    degrees, bounds = [], []
     for degree in range(1, _AUTO_MAX_DEGREE + 1):
         n_grid = (degree + 1) ** n_coef
         if n_grid > MAX_GRID_POINTS or (degree > 1 and n_grid > n_users):
@@ -116,10 +138,150 @@ def auto_degree(n_users, n_coef, order, mechanism, epsilon, approximation=None):
         noise = grid_point_noise(mechanism, epsilon, degree, n_coef, n_users)
         noise *= np.sqrt(2.0 * np.log(n_grid))
         lebesgue = lebesgue_constant(degree, order, n_points=201) ** n_coef
-        bound = approximation * degree ** (-order) + lebesgue * noise
-        if bound < best_bound:
-            best_degree, best_bound = degree, bound
-    return best_degree
+        degrees.append(degree)
+        bounds.append(approximation * degree ** (-order) + lebesgue * noise)
+    return np.array(degrees, dtype=int), np.array(bounds)
+
+
+def auto_degree(n_users, n_coef, order, mechanism, epsilon, approximation=None):
+    """``degree='auto'``: the degree minimizing :func:`grid_error_bounds`."""
+    degrees, bounds = grid_error_bounds(
+        n_users, n_coef, order, mechanism, epsilon, approximation
+    )
+    return int(degrees[np.argmin(bounds)])
+
+
+def moment_error_bound(
+    n_users,
+    n_features,
+    fit_intercept,
+    mechanism,
+    epsilon,
+    lower,
+    upper,
+    *,
+    data_norm,
+    y_bound,
+):
+    """Uniform error bound of the squared risk estimated from released moments.
+
+    With ``protocol='moments'`` the risk at ``theta`` is ``a(theta) . m``
+    (:func:`~sklearn_ldp.aggregation.moment_risk_weights`), exact: no
+    approximation term. Each of the ``M`` moments is the mean of about
+    ``n / M`` releases of a value of public width ``w_g``, so its standard
+    deviation is ``s_g = w_g sqrt(V M / n)`` with ``V`` the mechanism's
+    variance on ``[0, 1]`` (at 1/2, as :func:`grid_point_noise`). Over the
+    box ``|a_g(theta)| <= c_g`` (products of the largest coefficient
+    magnitudes), so ``sup_theta |error| <= sqrt(2 ln (2 M)) sum_g c_g s_g``
+    with high probability, the analogue of the grid's ``Lambda sqrt(2 ln G)
+    sigma``. In loss units.
+    """
+    low, high = moment_ranges(
+        n_features, fit_intercept, data_norm=data_norm, y_bound=y_bound
+    )
+    n_moments = low.size
+    corner = np.maximum(np.abs(lower), np.abs(upper))
+    weights, offset = moment_risk_weights(corner[None, :], n_features, fit_intercept)
+    variance = float(scalar_mechanism(mechanism, epsilon, 1).variance(0.5))
+    spread = (high - low) * np.sqrt(variance * n_moments / max(n_users, 1.0))
+    return float(np.sqrt(2.0 * np.log(2.0 * n_moments)) * np.abs(weights[0]) @ spread)
+
+
+def predicted_errors(
+    n_users,
+    n_features,
+    epsilon,
+    *,
+    loss="squared",
+    huber_delta=1.0,
+    loss_bound=None,
+    coef_bounds=(-1.0, 1.0),
+    fit_intercept=True,
+    data_norm=1.0,
+    y_bound=1.0,
+    iterated_order=3,
+    degree="auto",
+    mechanisms=AUTO_MECHANISMS,
+):
+    """Predicted uniform error of every public configuration ``mechanism='auto'`` weighs.
+
+    A function of public quantities only (the population size, the number of
+    features, epsilon, the bounds, the loss): nothing here reads a report.
+    For each scalar mechanism: the grid protocol at its best degree (or the
+    given one) with :func:`grid_error_bounds` (approximation bias plus
+    noise), and, for the squared loss, the moments protocol with
+    :func:`moment_error_bound` (noise only: the risk is a linear function of
+    the moments). Both bound ``sup_theta |estimated risk - risk|`` over the
+    box, in loss units, so the excess risk of the minimizer is at most twice
+    the bound.
+
+    Returns
+    -------
+    errors : dict
+        ``(protocol, mechanism) -> (degree, bound)``.
+
+    Examples
+    --------
+    >>> from sklearn_ldp._bernstein import predicted_errors
+    >>> errors = predicted_errors(100_000, 2, 1.0)
+    >>> min(errors, key=lambda key: errors[key][1])
+    ('moments', 'piecewise')
+    """
+    n_coef = int(n_features) + int(fit_intercept)
+    lower, upper = coefficient_box(coef_bounds, n_coef)
+    builtin = isinstance(loss, str)
+    if builtin:
+        if loss_bound is None:
+            loss_bound = builtin_loss_bound(
+                loss,
+                lower,
+                upper,
+                n_features,
+                data_norm=data_norm,
+                y_bound=y_bound,
+                huber_delta=huber_delta,
+            )
+        approximation = approximation_constant(
+            residual_loss(loss, huber_delta).curvature,
+            lower,
+            upper,
+            n_features,
+            data_norm=data_norm,
+            loss_bound=loss_bound,
+        )
+    else:
+        # A callable loss states its bound (the randomizer refuses it without).
+        approximation, loss_bound = None, 1.0 if loss_bound is None else loss_bound
+    errors = {}
+    for mechanism in mechanisms:
+        degrees, bounds = grid_error_bounds(
+            n_users, n_coef, iterated_order, mechanism, epsilon, approximation
+        )
+        if degree == "auto":
+            at = int(np.argmin(bounds))
+        else:
+            at = int(np.searchsorted(degrees, degree))
+            if at >= degrees.size or degrees[at] != degree:
+                degrees = np.append(degrees, degree)
+                bounds = np.append(bounds, np.inf)
+                at = degrees.size - 1
+        errors["grid", mechanism] = (int(degrees[at]), float(bounds[at]) * loss_bound)
+        if builtin and loss == "squared" and mechanism != "full_grid":
+            errors["moments", mechanism] = (
+                2,
+                moment_error_bound(
+                    n_users,
+                    n_features,
+                    fit_intercept,
+                    mechanism,
+                    epsilon,
+                    lower,
+                    upper,
+                    data_norm=data_norm,
+                    y_bound=y_bound,
+                ),
+            )
+    return errors
 
 
 def _minimize_grid_risk(grid_risk, order, lower, upper):
@@ -152,6 +314,20 @@ class LocalBernsteinRegressor(
     (``q = n_features + fit_intercept``), so the method is for a handful of
     features.
 
+    The default (``mechanism='auto'``) fixes the public configuration users
+    are told before they report by the smallest predicted error
+    (:func:`predicted_errors`, public quantities only): the grid at its best
+    degree, or, for the squared loss, the moments protocol (each user
+    releases one degree-2 monomial of ``(x, 1, y)``, which makes the risk
+    exact instead of approximated, over a few groups instead of ``(k +
+    1)^q``). The reports record the protocol, and ``fit_reports`` follows it.
+    The server then picks, from the reports alone, between the minimizer and
+    the constant model (intercept only: for the squared loss, the noisy mean
+    of ``y``) by ``N_FOLDS = 5``-fold held-out estimated risk with the
+    one-standard-error rule toward the constant model
+    (``model_selection='cv'``), so a noisy minimizer at a box corner is not
+    returned when the reports cannot show it beats the mean.
+
     Privacy: each sample ``(x_i, y_i)`` is epsilon-LDP (pure, ``delta = 0``).
 
     Parameters
@@ -165,16 +341,20 @@ class LocalBernsteinRegressor(
         knows and :meth:`make_randomizer` takes as ``n_users``.
     iterated_order : int, default=3
         Order ``h`` of the iterated Bernstein operator; the approximation
-        error of a smooth risk falls like ``k^-h``. ``h = 2`` and ``h = 3``
-        are within 2% of each other in ``benchmarks/bench_bernstein.py``
-        and both well ahead of ``h = 1``, the plain Bernstein polynomial of
-        Algorithm 2.
-    mechanism : {'piecewise', 'duchi', 'laplace', 'bassily_smith', 'genprot', \
-'full_grid'}, default='piecewise'
-        How a user releases its loss. ``'piecewise'`` and ``'duchi'`` (one
-        bit) are the two best; their order has changed between benchmark
-        runs (``docs/benchmarks/bench_bernstein.md``: ``'duchi'`` ahead on
-        the current grid).
+        error of a smooth risk falls like ``k^-h``. On the grid protocol
+        ``h = 3`` is ahead of ``h = 2`` and well ahead of ``h = 1`` (the
+        plain Bernstein polynomial of Algorithm 2) in most cells of
+        ``docs/benchmarks/bench_bernstein_order.md``; unused by moments.
+    mechanism : {'auto', 'piecewise', 'duchi', 'laplace', 'bassily_smith', \
+'genprot', 'full_grid'}, default='auto'
+        How a user releases its loss. ``'auto'`` chooses the protocol
+        (grid or, squared loss only, moments), the scalar mechanism
+        (``'piecewise'`` or ``'duchi'``) and, with ``degree='auto'``, the
+        degree, minimizing :func:`predicted_errors`; it needs ``n_users``.
+        A named mechanism always runs the grid protocol of seed 001 as
+        before. ``'piecewise'`` and ``'duchi'`` (one
+        bit) are the two best on the grid; ``'auto'`` picks the one of
+        smaller variance at the given epsilon.
         ``'full_grid'`` is seed 001's Algorithm 2 (every user reports every grid point with
         ``epsilon / (k + 1)^q``); the others use the partition scheme (one
         value per user, full epsilon). ``'bassily_smith'`` is Algorithm 3's
@@ -204,21 +384,41 @@ class LocalBernsteinRegressor(
         Public bound on ``||x||_2``; users clip to it.
     y_bound : float, default=1.0
         Public bound on ``|y|``; users clip to it.
+    model_selection : {'cv', 'none'}, default='cv'
+        ``'cv'``: choose between the minimizer and the constant model by
+        held-out estimated risk (folds of reports drawn from the server's
+        random stream, one-standard-error rule toward the constant model).
+        ``'none'``: return the minimizer, as seed 001 does.
     random_state : int, RandomState instance or None, default=None
-        Randomness of the simulated users in ``fit`` (and, from a separate
-        stream, of their public groups).
+        Randomness of the simulated users in ``fit`` (and, from separate
+        streams, of their public groups and of the server's folds).
 
     Attributes
     ----------
     coef_ : ndarray of shape (n_features,)
     intercept_ : float
+    protocol_ : {'grid', 'moments'}
+        What the users released.
+    mechanism_ : str
+        The scalar mechanism they used.
     degree_ : int
-        The grid resolution used.
+        The grid resolution used (2, the monomials' degree, for moments).
     n_grid_points_ : int
-    grid_risk_ : ndarray of shape (k + 1,)^q
-        The noisy normalized empirical risk at the grid points.
-    bernstein_coef_ : ndarray of shape (k + 1,)^q
-        Coefficients of the iterated Bernstein polynomial.
+        Grid points, or released monomials with ``protocol_='moments'``.
+    grid_risk_ : ndarray of shape (k + 1,)^q or None
+        The noisy normalized empirical risk at the grid points (grid only).
+    bernstein_coef_ : ndarray of shape (k + 1,)^q or None
+        Coefficients of the iterated Bernstein polynomial (grid only).
+    moments_ : ndarray of shape (n_moments,) or None
+        The noisy moments (moments only), in the order of
+        :func:`~sklearn_ldp.aggregation.moment_risk_weights`.
+    cv_results_ : dict or None
+        With ``model_selection='cv'``: ``'candidate'`` (``'constant'``,
+        ``'minimizer'``), ``'held_out_risk'`` (mean held-out estimated risk,
+        loss units), ``'difference'`` (minus the constant model's) and
+        ``'difference_std_error'`` (from the within-group variances of the
+        held-out reports).
+    selected_model_ : {'constant', 'minimizer'}
     loss_bound_ : float
     coef_bounds_ : ndarray of shape (2, q)
     users_per_grid_point_ : float
@@ -252,8 +452,15 @@ class LocalBernsteinRegressor(
     >>> X = rng.uniform(-1, 1, size=(50_000, 1))
     >>> y = np.clip(0.5 * X[:, 0] + 0.1 + 0.1 * rng.randn(50_000), -1, 1)
     >>> est = LocalBernsteinRegressor(epsilon=4.0, random_state=0).fit(X, y)
-    >>> est.degree_, est.coef_.round(1), round(est.intercept_, 1)
-    (4, array([0.5]), 0.1)
+    >>> est.protocol_, est.selected_model_
+    ('moments', 'minimizer')
+    >>> est.coef_.round(1), round(est.intercept_, 1)
+    (array([0.5]), 0.1)
+    >>> paper = LocalBernsteinRegressor(
+    ...     epsilon=4.0, mechanism="piecewise", model_selection="none", random_state=0
+    ... ).fit(X, y)
+    >>> paper.protocol_, paper.degree_, paper.coef_.round(1)
+    ('grid', 4, array([0.5]))
     """
 
     _auto_degree_chooses = "the grid"
@@ -262,7 +469,7 @@ class LocalBernsteinRegressor(
         **LDPRegressorMixin._ldp_parameter_constraints,
         "degree": [StrOptions({"auto"}), Interval(Integral, 1, None, closed="left")],
         "iterated_order": [Interval(Integral, 1, 10, closed="both")],
-        "mechanism": [StrOptions(set(MECHANISMS))],
+        "mechanism": [StrOptions({"auto", *MECHANISMS})],
         "loss": [StrOptions(set(RESIDUAL_LOSSES)), callable],
         "huber_delta": [Interval(Real, 0, None, closed="neither")],
         "loss_bound": [Interval(Real, 0, None, closed="neither"), None],
@@ -270,6 +477,7 @@ class LocalBernsteinRegressor(
         "fit_intercept": ["boolean"],
         "data_norm": [Interval(Real, 0, None, closed="neither")],
         "y_bound": [Interval(Real, 0, None, closed="neither")],
+        "model_selection": [StrOptions({"cv", "none"})],
     }
 
     def __init__(
@@ -278,7 +486,7 @@ class LocalBernsteinRegressor(
         epsilon=1.0,
         degree="auto",
         iterated_order=3,
-        mechanism="piecewise",
+        mechanism="auto",
         loss="squared",
         huber_delta=1.0,
         loss_bound=None,
@@ -286,6 +494,7 @@ class LocalBernsteinRegressor(
         fit_intercept=True,
         data_norm=1.0,
         y_bound=1.0,
+        model_selection="cv",
         random_state=None,
     ):
         self.epsilon = epsilon
@@ -299,22 +508,25 @@ class LocalBernsteinRegressor(
         self.fit_intercept = fit_intercept
         self.data_norm = data_norm
         self.y_bound = y_bound
+        self.model_selection = model_selection
         self.random_state = random_state
 
-    def _build_randomizer(self, n_features, *, degree):
-        """The users' ``BernsteinLossRandomizer`` with an announced degree.
+    def _build_randomizer(self, n_features, *, degree, mechanism=None, protocol="grid"):
+        """The users' ``BernsteinLossRandomizer`` with an announced configuration.
 
-        Each user draws its grid point from its own public stream, and the
+        Each user draws its group from its own public stream, and the
         reports carry it.
         """
         self._validate_params()
         n_coef = int(n_features) + int(self.fit_intercept)
         lower, upper = coefficient_box(self.coef_bounds, n_coef)
+        if degree is None:
+            degree = self.degree
         return BernsteinLossRandomizer(
             n_features,
             epsilon=self.epsilon,
-            degree=self.degree if degree is None else degree,
-            mechanism=self.mechanism,
+            degree=2 if protocol == "moments" else degree,
+            mechanism=self.mechanism if mechanism is None else mechanism,
             loss=self.loss,
             coef_lower=lower,
             coef_upper=upper,
@@ -323,76 +535,251 @@ class LocalBernsteinRegressor(
             y_bound=self.y_bound,
             huber_delta=self.huber_delta,
             loss_bound=self.loss_bound,
+            protocol=protocol,
+        )
+
+    def _predicted_errors(self, n_features, n_users, mechanisms):
+        return predicted_errors(
+            n_users,
+            n_features,
+            self.epsilon,
+            loss=self.loss,
+            huber_delta=self.huber_delta,
+            loss_bound=self.loss_bound,
+            coef_bounds=self.coef_bounds,
+            fit_intercept=self.fit_intercept,
+            data_norm=self.data_norm,
+            y_bound=self.y_bound,
+            iterated_order=self.iterated_order,
+            degree=self.degree,
+            mechanisms=mechanisms,
         )
 
     def _auto_degree(self, n_features, n_users):
         self._validate_params()
-        n_coef = n_features + int(self.fit_intercept)
-        lower, upper = coefficient_box(self.coef_bounds, n_coef)
-        if isinstance(self.loss, str):
-            loss_bound = self.loss_bound
-            if loss_bound is None:
-                loss_bound = builtin_loss_bound(
-                    self.loss,
-                    lower,
-                    upper,
-                    n_features,
-                    data_norm=self.data_norm,
-                    y_bound=self.y_bound,
-                    huber_delta=self.huber_delta,
-                )
-            approximation = approximation_constant(
-                residual_loss(self.loss, self.huber_delta).curvature,
-                lower,
-                upper,
-                n_features,
-                data_norm=self.data_norm,
-                loss_bound=loss_bound,
+        errors = self._predicted_errors(n_features, n_users, (self.mechanism,))
+        return errors["grid", self.mechanism][0]
+
+    def _make_randomizer(self, n_features, n_users, classes):
+        self._validate_params()
+        if self.mechanism != "auto":
+            return super()._make_randomizer(n_features, n_users, classes)
+        if n_users is None:
+            raise ValueError(
+                "mechanism='auto' chooses the protocol, the mechanism and the grid "
+                "from the number of users: pass make_randomizer(n_features, "
+                "n_users=...), or set a mechanism and an integer degree."
             )
-        else:
-            approximation = None
-        return auto_degree(
-            n_users,
-            n_coef,
-            self.iterated_order,
-            self.mechanism,
-            self.epsilon,
-            approximation,
+        errors = self._predicted_errors(int(n_features), int(n_users), AUTO_MECHANISMS)
+        protocol, mechanism = min(errors, key=lambda key: errors[key][1])
+        return self._build_randomizer(
+            n_features,
+            degree=errors[protocol, mechanism][0],
+            mechanism=mechanism,
+            protocol=protocol,
+        )
+
+    def _expected_randomizer(self, reports):
+        if self.mechanism != "auto":
+            return super()._expected_randomizer(reports)
+        # mechanism='auto' was resolved and announced before the users replied.
+        config = reports.config
+        protocol = config.get("protocol", "grid")
+        mechanism = config.get("mechanism")
+        if protocol not in PROTOCOLS or mechanism not in AUTO_MECHANISMS:
+            raise ValueError(
+                "These reports carry no protocol and mechanism mechanism='auto' can "
+                f"announce: protocol={protocol!r}, mechanism={mechanism!r}."
+            )
+        degree = None if protocol == "moments" else announced_degree(self, config)
+        return self._build_randomizer(
+            config.get("n_features"),
+            degree=degree,
+            mechanism=mechanism,
+            protocol=protocol,
         )
 
     def _fit_server(self, reports, rng):
         randomizer = self._expected_randomizer(reports)
+        cells = (
+            f"released monomials ({randomizer.n_groups})"
+            if randomizer.protocol == "moments"
+            else "grid points ((degree + 1)^(n_features + fit_intercept) = "
+            f"{randomizer.degree + 1}^{randomizer.n_coef})"
+        )
         warn_few_users(
             len(reports),
             randomizer.n_groups,
-            cells=(
-                "grid points ((degree + 1)^(n_features + fit_intercept) = "
-                f"{randomizer.degree + 1}^{randomizer.n_coef})"
-            ),
+            cells=cells,
             advice=(
                 "Lower degree, use fewer features or fit_intercept=False, or collect "
                 "more users."
             ),
         )
-        values, counts = estimate_grid_risk(randomizer, reports)
-        shape = (randomizer.degree + 1,) * randomizer.n_coef
-        self.grid_risk_ = values.reshape(shape)
-        self.bernstein_coef_, coef = _minimize_grid_risk(
-            self.grid_risk_,
-            self.iterated_order,
-            randomizer.coef_lower,
-            randomizer.coef_upper,
-        )
+        groups, estimates = bernstein_report_estimates(randomizer, reports)
+        n_groups = randomizer.n_grid if groups is None else randomizer.n_groups
+        n_users = len(reports)
+        n_folds = N_FOLDS if self.model_selection == "cv" else 1
+        folds = rng.permutation(n_users) % n_folds
+        sums = fold_group_sums(groups, estimates, n_groups, folds, n_folds)
+        counts, totals, _ = (part.sum(axis=0) for part in sums)
+        fill = float(totals.sum() / max(counts.sum(), 1.0))
+        means = np.divide(totals, counts, out=np.full(n_groups, fill), where=counts > 0)
+        candidates = self._candidates(randomizer, means)
+        self.cv_results_, self.selected_model_ = None, "minimizer"
+        if self.model_selection == "cv" and n_users >= 2 * n_folds:
+            self.cv_results_ = self._cross_validate(randomizer, sums)
+            difference = self.cv_results_["difference"][1]
+            if difference + self.cv_results_["difference_std_error"][1] >= 0.0:
+                self.selected_model_ = "constant"
+        coef = candidates[self.selected_model_]
         n_features = randomizer.n_features
         self.coef_ = coef[:n_features]
         self.intercept_ = float(coef[n_features]) if self.fit_intercept else 0.0
+        self.protocol_ = randomizer.protocol
+        self.mechanism_ = randomizer.mechanism
         self.degree_ = randomizer.degree
-        self.n_grid_points_ = randomizer.n_grid
+        self.n_grid_points_ = n_groups
         self.users_per_grid_point_ = float(np.mean(counts))
         self.communication_bits_ = randomizer.communication_bits
         self.loss_bound_ = randomizer.loss_bound
         self.coef_bounds_ = np.stack([randomizer.coef_lower, randomizer.coef_upper])
+        self.grid_risk_ = self.bernstein_coef_ = self.moments_ = None
+        if randomizer.protocol == "moments":
+            self.moments_ = means
+        else:
+            shape = (randomizer.degree + 1,) * randomizer.n_coef
+            self.grid_risk_ = means.reshape(shape) / randomizer.loss_bound
+            self.bernstein_coef_ = bernstein_coefficients(
+                self.grid_risk_, self.iterated_order
+            )
         return self
+
+    def _risk_weights(self, randomizer, coefs):
+        """``(weights, offset)``: the estimated risk is ``weights . means + offset``."""
+        coefs = np.atleast_2d(coefs)
+        if randomizer.protocol == "moments":
+            return moment_risk_weights(
+                coefs, randomizer.n_features, randomizer.fit_intercept
+            )
+        lower, upper = randomizer.coef_lower, randomizer.coef_upper
+        t = (coefs - lower) / (upper - lower)
+        weights = bernstein_weights(t, randomizer.degree, self.iterated_order)
+        offset = np.zeros(coefs.shape[0])
+        if randomizer.loss == "squared" and randomizer.fit_intercept:
+            # The iterated operator errs on a quadratic by exactly
+            # (I - B_k)^h f = -a t (1 - t) / k^h along an axis where f = a t^2
+            # + (linear); along the intercept a = (upper - lower)^2 is public
+            # (the loss has curvature 2 in b), so that part of the bias,
+            # largest mid-box and zero at the grid's faces, is removed: it
+            # would otherwise favour candidates at the box's faces.
+            # The slopes' part (a_j = E[x_j^2] width_j^2 <= data_norm^2
+            # width_j^2, unknown) is left.
+            width = upper[-1] - lower[-1]
+            tb = t[:, -1]
+            offset -= (
+                width**2 * tb * (1.0 - tb) / randomizer.degree**self.iterated_order
+            )
+        return weights, offset
+
+    def _candidates(self, randomizer, means):
+        """The minimizer and the constant model from group means (loss or moment units)."""
+        lower, upper = randomizer.coef_lower, randomizer.coef_upper
+        d = randomizer.n_features
+        constant = np.clip(np.zeros(randomizer.n_coef), lower, upper)
+        if randomizer.protocol == "moments":
+            quadratic, linear = moment_quadratic(means, d, randomizer.fit_intercept)
+            minimizer = minimize_box_quadratic(quadratic, linear, lower, upper)
+            if randomizer.fit_intercept:
+                # E[(y - w0^T x - b)^2] is least at b = E[y] - w0^T E[x].
+                target = linear[d] - constant[:d] @ quadratic[:d, d]
+                constant[d] = np.clip(target, lower[d], upper[d])
+            return {"minimizer": minimizer, "constant": constant}
+        shape = (randomizer.degree + 1,) * randomizer.n_coef
+        _, minimizer = _minimize_grid_risk(
+            means.reshape(shape), self.iterated_order, lower, upper
+        )
+        if randomizer.fit_intercept:
+            constant[d] = self._grid_constant(randomizer, means, constant)
+        return {"minimizer": minimizer, "constant": constant}
+
+    def _grid_constant(self, randomizer, means, constant):
+        """Best intercept with the slopes at ``constant[:d]``, from the grid polynomial.
+
+        Squared loss: the risk along the intercept ``b`` is ``c - 2 b m +
+        b^2`` (curvature exactly 2), and the iterated polynomial reproduces
+        its differences along ``b`` exactly (the Bernstein operator is exact
+        on functions linear in ``b``, and its error in the slopes does not
+        depend on ``b``), so the two ends of the box give ``m`` without
+        bias: ``m = ((hi^2 - lo^2) - (P(hi) - P(lo))) / (2 (hi - lo))``,
+        for every degree (also ``k = 1``, whose polynomial is minimal at a
+        corner). Other losses: the best of 201 points along ``b``.
+        """
+        d = randomizer.n_features
+        low, high = randomizer.coef_lower[d], randomizer.coef_upper[d]
+        if randomizer.loss == "squared":
+            ends = np.repeat(constant[None, :], 2, axis=0)
+            ends[:, d] = low, high
+            weights, _ = self._risk_weights(randomizer, ends)
+            at_low, at_high = weights @ means
+            mean = ((high**2 - low**2) - (at_high - at_low)) / (2.0 * (high - low))
+            return float(np.clip(mean, low, high))
+        line = np.repeat(constant[None, :], 201, axis=0)
+        line[:, d] = np.linspace(low, high, 201)
+        weights, _ = self._risk_weights(randomizer, line)
+        return float(line[np.argmin(weights @ means), d])
+
+    def _cross_validate(self, randomizer, sums):
+        """Held-out estimated risks of the two candidates (report-only, per fold).
+
+        In each fold both candidates are fitted on the other folds' reports
+        and their risk is estimated on the fold's own: a linear function of
+        its group means, unbiased for the (Bernstein-smoothed, grid) risk
+        since the candidates do not depend on those reports. The variance of
+        the difference is ``sum_g (a_g - a'_g)^2 s_g^2 / n_g`` with the
+        within-group sample variances ``s_g^2`` of the held-out estimates
+        (the mechanism's noise and the users' spread together). With
+        ``'full_grid'`` the users' values at different grid points are
+        correlated and that covariance is left out, against the
+        ``Lap((k + 1)^q / epsilon)`` noise that dominates it.
+        """
+        counts, totals, squares = sums
+        n_folds = counts.shape[0]
+        names = ("constant", "minimizer")
+        risk, difference, variance = np.zeros(2), 0.0, 0.0
+        n_total = (
+            counts[:, 0].sum() if randomizer.mechanism == "full_grid" else counts.sum()
+        )
+        for k in range(n_folds):
+            train_counts = counts.sum(axis=0) - counts[k]
+            train_totals = totals.sum(axis=0) - totals[k]
+            fill = float(train_totals.sum() / max(train_counts.sum(), 1.0))
+            train_means = np.divide(
+                train_totals,
+                train_counts,
+                out=np.full(train_totals.shape, fill),
+                where=train_counts > 0,
+            )
+            candidates = self._candidates(randomizer, train_means)
+            weights, offset = self._risk_weights(
+                randomizer, np.stack([candidates[name] for name in names])
+            )
+            means, mean_variance = group_mean_variance(
+                counts[k], totals[k], squares[k], fill=train_means
+            )
+            share = (
+                counts[k, 0] if randomizer.mechanism == "full_grid" else counts[k].sum()
+            ) / n_total
+            fold_risk = weights @ means + offset
+            risk += share * fold_risk
+            difference += share * (fold_risk[1] - fold_risk[0])
+            variance += share**2 * ((weights[1] - weights[0]) ** 2 @ mean_variance)
+        return {
+            "candidate": np.array(names),
+            "held_out_risk": risk,
+            "difference": np.array([0.0, difference]),
+            "difference_std_error": np.array([0.0, np.sqrt(variance)]),
+        }
 
     def private_risk(self, coefs):
         """The server's private estimate of the empirical risk at coefficient vectors.
@@ -406,11 +793,17 @@ class LocalBernsteinRegressor(
         Returns
         -------
         risk : ndarray of shape (m,)
-            The iterated Bernstein polynomial times ``loss_bound_`` (in loss
-            units); post-processing of the reports, so it costs no privacy.
+            The iterated Bernstein polynomial times ``loss_bound_`` (grid),
+            or the squared risk from the noisy moments (moments); in loss
+            units, post-processing of the reports, so it costs no privacy.
         """
         check_is_fitted(self)
         coefs = check_finite_array(coefs, name="coefs", ndim=2)
+        if self.protocol_ == "moments":
+            weights, offset = moment_risk_weights(
+                coefs, self.n_features_in_, self.fit_intercept
+            )
+            return weights @ self.moments_ + offset
         lower, upper = self.coef_bounds_
         t = (coefs - lower) / (upper - lower)
         return self.loss_bound_ * evaluate_bernstein(self.bernstein_coef_, t)
@@ -420,7 +813,11 @@ class LocalBernsteinRegressor(
 
 
 __all__ = [
+    "AUTO_MECHANISMS",
     "LocalBernsteinRegressor",
     "approximation_constant",
     "auto_degree",
+    "grid_error_bounds",
+    "moment_error_bound",
+    "predicted_errors",
 ]

@@ -249,6 +249,14 @@ class GLMLDPClassifier(
     :class:`~sklearn_ldp.randomizers.GaussianCopiesRandomizer`) and the
     server uses the printed product estimators.
 
+    With ``degree=1`` and ``solver='gd'`` (the default) the objective is a
+    quadratic in ``w`` whose expectation only involves the debiased moments
+    ``E[x x^T]`` and ``E[x y]``: the server solves it exactly from them
+    (a trust-region
+    solve on the ball, with a ridge at the noise scale of the debiased
+    Gram matrix) instead of running the fission oracle, whose two
+    half-noise copies quadruple the variance of the same second moment.
+
     Parameters
     ----------
     epsilon : float, default=1.0
@@ -303,6 +311,25 @@ class GLMLDPClassifier(
     calibration : {'analytic', 'paper'}, default='analytic'
         ``'analytic'``: one jointly calibrated Gaussian report per user.
         ``'paper'``: the printed multi-copy reports (basic composition).
+    selection : {'cv'} or None, default='cv'
+        Report-only model selection (``calibration='analytic'`` only; the
+        paper mode runs the printed algorithm as is). The server splits the
+        *reports* into 5 folds and scores, on held-out reports, the model
+        (with the degree-1 default: on balls of 64, 16, 4 and 1 times
+        ``coef_norm``, largest preferred), debiased ridge least squares on
+        the same reports and the intercept-only model (the noisy class
+        frequencies), then keeps the first, in that order of preference,
+        within one paired standard error of the best
+        (:func:`~sklearn_ldp.aggregation.select_candidate`,
+        :func:`~sklearn_ldp.aggregation.scaled_margin_risk`). When a
+        chi-square test on all reports cannot tell the labels' correlation
+        with the features from noise
+        (:func:`~sklearn_ldp.aggregation.signal_test` over all features and
+        :func:`~sklearn_ldp.aggregation.directional_signal_test` along the
+        least-squares direction of the other folds, each at level 0.1), the
+        intercept-only model is kept: a direction fitted on noise is no
+        better than chance. Post-processing of the reports: no privacy
+        cost. None: the model as configured.
     random_state : int, RandomState instance or None, default=None
         Users' noise in ``fit`` and the server's randomness (separate
         streams for an integer).
@@ -324,6 +351,19 @@ class GLMLDPClassifier(
         ``max |m_poly(a, y) - m(a, y)|`` over ``a`` in ``[-r, r]``, ``y = +-1``
         (``'smoothed_quantile'``: ``D max |P - h_beta'|``).
     n_iter_ : int
+        Solver iterations (1 when the degree-1 model is solved exactly on
+        the debiased moments, or when another candidate was selected).
+    selected_model_ : {'model', 'least_squares', 'constant'}
+        What ``selection`` kept (``'model'`` without selection).
+    selected_params_ : dict
+        Its parameters (``coef_norm`` of the model, ``alpha`` of least
+        squares).
+    cv_results_ : dict or None
+        Per candidate: ``candidate``, ``params``, ``mean_risk`` (held-out
+        rescaled squared loss of the +-1 labels, lower is better),
+        ``std_error``, ``split_risks``, ``rank``, ``selected``, and
+        ``signal_p_value`` (the smaller p-value of the two signal tests);
+        None without selection.
     privacy_epsilon_, privacy_delta_ : float
     n_reports_rejected_ : int
         Reports the server's validation dropped (not finite, off the lattice
@@ -395,6 +435,7 @@ class GLMLDPClassifier(
         solver="gd",
         max_iter=100,
         calibration="analytic",
+        selection="cv",
         random_state=None,
     ):
         self.epsilon = epsilon
@@ -411,6 +452,7 @@ class GLMLDPClassifier(
         self.solver = solver
         self.max_iter = max_iter
         self.calibration = calibration
+        self.selection = selection
         self.random_state = random_state
 
     # -- client -------------------------------------------------------------
@@ -458,10 +500,11 @@ class GLMLDPClassifier(
             )
             oracle = GLMGradientOracle(copies, labels, approx.multiplier, rng)
         else:
+            sigma_x = float(config["sigma_x"]) / data_norm
             oracle_args = {
                 "x": x,
                 "labels": labels,
-                "sigma_x": float(config["sigma_x"]) / data_norm,
+                "sigma_x": sigma_x,
                 "fit_intercept": self.fit_intercept,
                 "loss": loss,
                 "smoothing": smoothing,
@@ -472,25 +515,93 @@ class GLMLDPClassifier(
             degree = self._analytic_degree(
                 _scored_fission_oracle, oracle_args, z_norm, radius, rng
             )
-            oracle, approx = _fission_oracle(degree, **oracle_args)
-
+            approx = _approximate(
+                loss, smoothing, degree, interval, self.approximation, protocol=False
+            )
+            sigma_t = float(config["sigma_y"]) * (1.0 if n_outputs == 1 else 2.0)
+            self._fit_analytic(
+                oracle_args,
+                degree,
+                approx,
+                radius,
+                z_norm,
+                sigma_t,
+                n_outputs,
+                data_norm,
+                rng,
+            )
+            self.degree_ = int(degree)
+            self.smoothing_ = smoothing
+            self.poly_coef_ = approx.poly_coef
+            self.approximation_error_ = approx.error
+            return
+        self.selected_model_, self.cv_results_ = "model", None
+        self.selected_params_ = {"coef_norm": radius}
         n_features = x.shape[-1]
+        W, n_iter = self._minimize_oracle(
+            oracle, approx, z_norm, radius, n_features, rng
+        )
+        self.degree_ = int(degree)
+        self.smoothing_ = smoothing
+        self.poly_coef_ = approx.poly_coef
+        self.approximation_error_ = approx.error
+        self._set_coefficients(W, n_features, data_norm, n_outputs)
+        self.n_iter_ = int(n_iter)
+
+    def _minimize_oracle(self, oracle, approx, z_norm, radius, n_features, rng):
         l2_penalty = np.full((oracle.dim, 1), float(self.alpha))
         l2_penalty[n_features:] = 0.0  # the intercept is not penalized
-        W, n_iter = self._minimize(
+        return self._minimize(
             oracle,
             smoothness=approx.smoothness * z_norm**2 + self.alpha,
             radius=radius,
             rng=rng,
             l2_penalty=l2_penalty,
         )
-        self.degree_ = int(degree)
-        self.smoothing_ = smoothing
-        self.poly_coef_ = approx.poly_coef
-        self.approximation_error_ = approx.error
+
+    def _fit_analytic(
+        self,
+        oracle_args,
+        degree,
+        approx,
+        radius,
+        z_norm,
+        sigma_t,
+        n_outputs,
+        data_norm,
+        rng,
+    ):
+        """One joint report per user: the model, or the report-only choice."""
+        x, labels = oracle_args["x"], oracle_args["labels"]
+        n_features = x.shape[1]
+
+        def on_rows(rows):
+            args = {**oracle_args, "x": x[rows], "labels": labels[rows]}
+            oracle, _ = _fission_oracle(degree, **args)
+            return self._minimize_oracle(
+                oracle, approx, z_norm, radius, n_features, rng
+            )
+
+        quadratic = self.approximation != "smoothed_quantile"
+        W = self._fit_joint_reports(
+            x,
+            labels,
+            sigma_x=oracle_args["sigma_x"],
+            sigma_t=sigma_t,
+            poly_pair=approx.poly_coef if quadratic else None,
+            radius=radius,
+            fit_on_rows=on_rows,
+            rng=rng,
+        )
+        self._set_coefficients(W, n_features, data_norm, n_outputs)
+
+    def _set_coefficients(self, W, n_features, data_norm, n_outputs):
         self.coef_ = (W[:n_features] / data_norm).T
-        self.intercept_ = W[n_features] if self.fit_intercept else np.zeros(n_outputs)
-        self.n_iter_ = int(n_iter)
+        self.intercept_ = (
+            np.asarray(W[n_features], dtype=float)
+            if self.fit_intercept
+            else np.zeros(n_outputs)
+        )
 
     # -- prediction -----------------------------------------------------------
 

@@ -146,6 +146,14 @@ class HingeLDPClassifier(
     large ``epsilon`` or very many users, and low degrees. See the docs
     page for measured numbers.
 
+    With ``degree=1`` and ``solver='gd'`` (the default) the objective is a
+    quadratic in ``w`` whose expectation only involves the debiased moments
+    ``E[x x^T]`` and ``E[x y]``: the server solves it exactly from them
+    (a trust-region
+    solve on the ball, with a ridge at the noise scale of the debiased
+    Gram matrix) instead of running the fission oracle, whose two
+    half-noise copies quadruple the variance of the same second moment.
+
     Parameters
     ----------
     epsilon : float, default=1.0
@@ -172,19 +180,38 @@ class HingeLDPClassifier(
         Public l2 bound on ``x``; users clip to it.
     fit_intercept : bool, default=True
         Learn an intercept (a public constant feature: no privacy cost).
-    solver : {'sigm', 'gd'}, default='sigm'
-        ``'sigm'``: the printed one pass of SIGM over the users, in
-        ``max_iter + 1`` mini-batches (projected dual averaging with iterate
-        averaging); its steps shrink with the estimated oracle noise, which
-        made it the more robust solver in the benchmark.
+    solver : {'gd', 'sigm'}, default='gd'
         ``'gd'``: accelerated projected gradient on the average of all users'
-        oracles (full batch; free post-processing of the reports; each
-        iteration is a pass over the users).
+        oracles (full batch; free post-processing of the reports); with
+        ``degree=1`` the quadratic is solved exactly on the debiased moments
+        (see above). ``'sigm'``: the printed one pass of SIGM over the
+        users, in ``max_iter + 1`` mini-batches (projected dual averaging
+        with iterate averaging). The default was ``'sigm'`` before the
+        exact degree-1 solve existed (issue 16).
     max_iter : int, default=100
         Iterations of ``'gd'``, or steps of ``'sigm'``.
     calibration : {'analytic', 'paper'}, default='analytic'
         ``'analytic'``: one jointly calibrated Gaussian report per user.
         ``'paper'``: the printed ``d (d+1) + 1`` copies (basic composition).
+    selection : {'cv'} or None, default='cv'
+        Report-only model selection (``calibration='analytic'`` only; the
+        paper mode runs the printed algorithm as is). The server splits the
+        *reports* into 5 folds and scores, on held-out reports, the model
+        (with the degree-1 default: on balls of 64, 16, 4 and 1 times
+        ``coef_norm``, largest preferred), debiased ridge least squares on
+        the same reports and the intercept-only model (the noisy class
+        frequencies), then keeps the first, in that order of preference,
+        within one paired standard error of the best
+        (:func:`~sklearn_ldp.aggregation.select_candidate`,
+        :func:`~sklearn_ldp.aggregation.scaled_margin_risk`). When a
+        chi-square test on all reports cannot tell the labels' correlation
+        with the features from noise
+        (:func:`~sklearn_ldp.aggregation.signal_test` over all features and
+        :func:`~sklearn_ldp.aggregation.directional_signal_test` along the
+        least-squares direction of the other folds, each at level 0.1), the
+        intercept-only model is kept: a direction fitted on noise is no
+        better than chance. Post-processing of the reports: no privacy
+        cost. None: the model as configured.
     random_state : int, RandomState instance or None, default=None
         Users' noise in ``fit`` and the server's randomness (separate
         streams for an integer).
@@ -201,6 +228,19 @@ class HingeLDPClassifier(
     approximation_error_ : float
         ``max |P - f_beta'|`` on the reachable interval.
     n_iter_ : int
+        Solver iterations (1 when the degree-1 model is solved exactly on
+        the debiased moments, or when another candidate was selected).
+    selected_model_ : {'model', 'least_squares', 'constant'}
+        What ``selection`` kept (``'model'`` without selection).
+    selected_params_ : dict
+        Its parameters (``coef_norm`` of the model, ``alpha`` of least
+        squares).
+    cv_results_ : dict or None
+        Per candidate: ``candidate``, ``params``, ``mean_risk`` (held-out
+        rescaled squared loss of the +-1 labels, lower is better),
+        ``std_error``, ``split_risks``, ``rank``, ``selected``, and
+        ``signal_p_value`` (the smaller p-value of the two signal tests);
+        None without selection.
     privacy_epsilon_, privacy_delta_ : float
     n_reports_rejected_ : int
         Reports the server's validation dropped (not finite, off the lattice
@@ -251,9 +291,10 @@ class HingeLDPClassifier(
         coef_norm=1.0,
         data_norm=1.0,
         fit_intercept=True,
-        solver="sigm",
+        solver="gd",
         max_iter=100,
         calibration="analytic",
+        selection="cv",
         random_state=None,
     ):
         self.epsilon = epsilon
@@ -267,6 +308,7 @@ class HingeLDPClassifier(
         self.solver = solver
         self.max_iter = max_iter
         self.calibration = calibration
+        self.selection = selection
         self.random_state = random_state
 
     def _make_randomizer(self, n_features, n_users, classes):
@@ -302,27 +344,66 @@ class HingeLDPClassifier(
             "fit_intercept": self.fit_intercept,
             "rng": rng,
         }
+        n_features = reports["x"].shape[-1]
         if config.get("calibration") == "paper":
             degree = int(config["degree"])
             oracle, coef = _product_oracle(degree, **oracle_args)
+            w, n_iter = self._minimize(
+                oracle,
+                # f_beta'' <= 1 / (2 beta) and ||z||^2 <= z_norm^2.
+                smoothness=z_norm**2 * loss.curvature,
+                radius=radius,
+                rng=rng,
+            )
+            self.selected_model_, self.cv_results_ = "model", None
+            self.selected_params_ = {"coef_norm": radius}
+            self.n_iter_ = int(n_iter)
+            if self.fit_intercept:
+                w = w[: n_features + 1]
+            else:
+                w = np.append(w[:n_features], 0.0)
         else:
+            sigma_x = float(config["sigma_x"]) / data_norm
             oracle_args["sigmas"] = {
-                "sigma_x": float(config["sigma_x"]) / data_norm,
+                "sigma_x": sigma_x,
                 "sigma_y": float(config["sigma_y"]),
             }
             degree = self._analytic_degree(
                 _scored_fission_oracle, oracle_args, z_norm, radius, rng
             )
-            oracle, coef = _fission_oracle(degree, **oracle_args)
+            coef = polynomial_approximation(
+                loss.margin_derivative, degree, interval, self.approximation
+            )
+            x, y = oracle_args["x"], oracle_args["y"]
 
-        w, n_iter = self._minimize(
-            oracle,
-            # f_beta'' <= 1 / (2 beta) and ||z||^2 <= z_norm^2.
-            smoothness=z_norm**2 * loss.curvature,
-            radius=radius,
-            rng=rng,
-        )
-        n_features = reports["x"].shape[-1]
+            def on_rows(rows):
+                args = {**oracle_args, "x": x[rows], "y": y[rows]}
+                oracle, _ = _fission_oracle(degree, **args)
+                w, n_iter = self._minimize(
+                    oracle,
+                    smoothness=z_norm**2 * loss.curvature,
+                    radius=radius,
+                    rng=rng,
+                )
+                return w.reshape(-1, 1), n_iter
+
+            # P(y a) y z = P_even... in the linear-label form m = P2(a) - y P1(a):
+            # for P(t) = p0 + p1 t, P(y a) y = p1 a + p0 y (y^2 = 1), so
+            # P2 = p1 a and P1 = -p0 (higher degrees: no such pair).
+            poly_pair = None
+            if degree == 1:
+                poly_pair = (np.array([0.0, coef[1]]), np.array([-coef[0], 0.0]))
+            W = self._fit_joint_reports(
+                x,
+                y[:, None],
+                sigma_x=sigma_x,
+                sigma_t=float(config["sigma_y"]),
+                poly_pair=poly_pair,
+                radius=radius,
+                fit_on_rows=on_rows,
+                rng=rng,
+            )
+            w = W[:, 0]
         self.degree_ = int(degree)
         self.poly_coef_ = coef
         self.approximation_error_ = approximation_error(
@@ -330,7 +411,6 @@ class HingeLDPClassifier(
         )
         self.coef_ = (w[:n_features] / data_norm)[None, :]
         self.intercept_ = np.array([w[n_features] if self.fit_intercept else 0.0])
-        self.n_iter_ = int(n_iter)
 
     # -- prediction ---------------------------------------------------------
 

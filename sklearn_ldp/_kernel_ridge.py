@@ -7,10 +7,13 @@ Each user maps ``x`` through a *public* random Fourier feature map ``phi``
 ``v = y + N(0, sigma_y^2)``. The server only needs ``Z^T Z``, ``Z^T v`` and
 ``n``: it accumulates them chunk by chunk (memory ``O(m^2)`` whatever ``n``),
 debiases the Gram matrix, projects it on the PSD cone and solves a ridge
-system in the random-feature space.
+system in the random-feature space. From the same per-fold sums it checks,
+on held-out reports, that the model predicts better than the noisy mean of
+``y`` (ALGORITHMS.md section 7), and falls back to that mean otherwise.
 """
 
 import math
+from functools import partial
 from numbers import Integral, Real
 
 import numpy as np
@@ -28,11 +31,15 @@ from ._base import (
 )
 from ._linear import LinearRegressorOutputMixin
 from .aggregation import (
+    Candidate,
     FoldedStatistics,
     check_gaussian_reports,
     debiased_cv_risk,
-    debiased_least_squares,
-    solve_ridge,
+)
+from .aggregation._ridge import (
+    StreamedFoldedMoments,
+    centred_ridge,
+    select_model_or_constant,
 )
 from .randomizers import (
     FOURIER_FEATURE_NORM,
@@ -117,14 +124,26 @@ class KernelRidgeLDP(
     random-feature space from debiased sufficient statistics (seed 003,
     Algorithm 4). Each sample ``(x_i, y_i)`` is (epsilon, delta)-LDP.
 
-    The fitted model minimizes, over ``w`` in ``R^m``, an unbiased estimate of
-    ``1/(2n) sum_i (w^T phi(x_i) - y_i)^2 + alpha/2 ||w||^2``, made convex by
-    projecting the debiased Gram matrix onto the PSD cone: it solves
-    ``(Q/n + alpha I) w = Z^T v / n`` with ``Q = Proj_PSD(Z^T Z - n sigma_x^2 I)``.
-    ``alpha`` multiplies the *mean* loss (the seed's ``C`` is ``1/alpha``), so
-    the non-private equivalent is
-    ``sklearn.kernel_ridge.KernelRidge(alpha=n * alpha)`` with the same kernel
-    and ``gamma``.
+    The fitted model minimizes, over ``w`` in ``R^m`` (and an unpenalized
+    intercept ``b``), an unbiased estimate of
+    ``1/(2n) sum_i (w^T phi(x_i) + b - y_i)^2 + alpha/2 ||w||^2``, made convex
+    by projecting the debiased (centred) Gram matrix onto the PSD cone: it
+    solves ``(Q/n + alpha I) w = Z^T v / n`` with
+    ``Q = Proj_PSD(Z^T Z - n sigma_x^2 I)`` (both centred with the noisy
+    means when ``fit_intercept``). ``alpha`` multiplies the *mean* loss (the
+    seed's ``C`` is ``1/alpha``), so without intercept the non-private
+    equivalent is ``sklearn.kernel_ridge.KernelRidge(alpha=n * alpha)`` with
+    the same kernel and ``gamma``.
+
+    Do no harm: the server then compares, by 5-fold cross-validation on the
+    reports, the held-out squared risk of this model with that of the
+    intercept-only model (the noisy mean of ``y``), both unbiased (the noise
+    levels are known, ALGORITHMS.md section 7); the mean is used only when
+    it is better by more than one paired standard error, or when the
+    reports show no correlation between ``y`` and the features and the
+    model is not better by that margin
+    (:func:`~sklearn_ldp.aggregation._ridge.select_model_or_constant`).
+    Post-processing: no privacy cost.
 
     Parameters
     ----------
@@ -142,6 +161,11 @@ class KernelRidgeLDP(
         (computed from the public noise levels), so that an ``alpha`` whose
         estimate is only noise is never chosen. Post-processing: no privacy
         cost.
+    fit_intercept : bool, default=True
+        Fit an unpenalized intercept ``b``. The constant carries no private
+        information: the server centres the debiased statistics with the
+        exact count and the noisy sums. Without it the fallback model is
+        the constant 0.
     kernel : {'rbf', 'laplacian'}, default='rbf'
         Shift-invariant kernel: ``exp(-gamma ||x - x'||_2^2)`` or
         ``exp(-gamma ||x - x'||_1)``.
@@ -183,7 +207,9 @@ class KernelRidgeLDP(
     Attributes
     ----------
     coef_ : ndarray of shape (`n_components_`,)
-        Weights of the random features.
+        Weights of the random features (zeros when the constant is chosen).
+    intercept_ : float
+        The intercept ``b`` (0 without ``fit_intercept``).
     n_components_ : int
         Number of random features used.
     random_features_ : RandomFourierFeatures
@@ -197,6 +223,16 @@ class KernelRidgeLDP(
     cv_risk_, cv_std_error_ : ndarray of shape (len(AUTO_ALPHAS),)
         With ``alpha='auto'``: the debiased cross-validated loss of each
         candidate and its standard error.
+    selected_model_ : {'model', 'constant'}
+        What the held-out risk chose: the ridge model at ``alpha_``, or the
+        intercept-only model (the noisy mean of ``y``, or 0 when that mean
+        is within one standard error of 0 or without ``fit_intercept``).
+    cv_results_ : dict
+        One entry per candidate (``'model'`` with its ``alpha``, then
+        ``'constant'``): ``candidate``, ``params``, ``mean_risk`` (held-out
+        squared risk, debiased), ``std_error`` (over the folds),
+        ``split_risks``, ``rank``, ``selected``
+        (:func:`~sklearn_ldp.aggregation.select_candidate`).
     privacy_epsilon_, privacy_delta_ : float
         The per-user guarantee of the reports.
     n_reports_rejected_ : int
@@ -253,6 +289,7 @@ class KernelRidgeLDP(
         **LDPEstimatorMixin._ldp_parameter_constraints,
         "delta": [Interval(Real, 0, 1, closed="neither")],
         "alpha": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
+        "fit_intercept": ["boolean"],
         "kernel": [StrOptions(set(KERNELS))],
         "gamma": [Interval(Real, 0, None, closed="neither"), None],
         "n_components": [
@@ -271,6 +308,7 @@ class KernelRidgeLDP(
         epsilon=1.0,
         delta=1e-5,
         alpha="auto",
+        fit_intercept=True,
         kernel="rbf",
         gamma=None,
         n_components="auto",
@@ -283,6 +321,7 @@ class KernelRidgeLDP(
         self.epsilon = epsilon
         self.delta = delta
         self.alpha = alpha
+        self.fit_intercept = fit_intercept
         self.kernel = kernel
         self.gamma = gamma
         self.n_components = n_components
@@ -386,14 +425,16 @@ class KernelRidgeLDP(
         )
         self._start(randomizer, rng)
         for batch in gen_batches(len(reports), randomizer.chunk_size):
-            self._statistics.update(Z[batch], v[batch])
+            self._accumulate(Z[batch], v[batch])
         self._solve()
 
     def _start(self, randomizer, noise):
         self._randomizer, self._noise = randomizer, noise
         self.random_features_ = randomizer.feature_map
         self.n_components_ = randomizer.feature_map.n_components
-        self._statistics = FoldedStatistics(N_FOLDS, self.n_components_)
+        # The constant column (exact, noise-free) last: its sums centre the
+        # statistics and give the noisy mean of y.
+        self._statistics = FoldedStatistics(N_FOLDS, self.n_components_ + 1)
         self.sigma_x_ = randomizer.sigma_x
         self.sigma_y_ = randomizer.sigma_y
         self.privacy_epsilon_ = float(randomizer.epsilon)
@@ -404,9 +445,13 @@ class KernelRidgeLDP(
             reports = self._randomizer.randomize(
                 X[batch], y[batch], random_state=self._noise
             )
-            self._statistics.update(reports["x"], reports["y"])
+            self._accumulate(reports["x"], reports["y"])
         self._solve()
         return self
+
+    def _accumulate(self, features, targets):
+        ones = np.ones((features.shape[0], 1))
+        self._statistics.update(np.hstack([features, ones]), targets)
 
     def _solve(self):
         statistics = self._statistics
@@ -417,6 +462,7 @@ class KernelRidgeLDP(
                 self.sigma_x_,
                 self.sigma_y_,
                 AUTO_ALPHAS,
+                fit_intercept=self.fit_intercept,
             )
             # The clean loss is >= 0: a negative estimate is noise, not skill.
             upper = np.maximum(self.cv_risk_, 0.0) + CV_STD_ERRORS * self.cv_std_error_
@@ -427,19 +473,49 @@ class KernelRidgeLDP(
             )
         else:
             self.alpha_ = float(self.alpha)
-        total = statistics.total()
-        quadratic, linear, _, _ = debiased_least_squares(
-            total.gram, total.moment, total.n, self.sigma_x_
+        folded = StreamedFoldedMoments(
+            statistics, sigma_x=self.sigma_x_, sigma_t=self.sigma_y_
         )
-        self.coef_ = solve_ridge(quadratic, linear, self.alpha_)
-        self.n_reports_ = total.n
+        W, self.selected_model_, self.cv_results_ = _model_or_constant(
+            folded, self.alpha_, self.fit_intercept
+        )
+        self.coef_ = W[:-1, 0].copy()
+        self.intercept_ = float(W[-1, 0])
+        self.n_reports_ = statistics.n
 
     def _predict_validated(self, X):
         # On the public random features, chunk by chunk (memory O(chunk * m)).
         y_pred = np.empty(X.shape[0])
         for batch in gen_batches(X.shape[0], self._randomizer.chunk_size):
             y_pred[batch] = self._randomizer.features(X[batch]) @ self.coef_
-        return y_pred
+        return y_pred + self.intercept_
 
     def __sklearn_tags__(self):
         return ldp_tags(super().__sklearn_tags__())
+
+
+def _model_or_constant(folded, alpha, fit_intercept):
+    """The ridge model at ``alpha`` unless the intercept-only model beats it.
+
+    :func:`~sklearn_ldp.aggregation._ridge.select_model_or_constant` with
+    one model; ``alpha`` was itself chosen on these folds, which favours
+    the model: the fallback is conservative. The chosen candidate is
+    refitted on every report.
+
+    Returns
+    -------
+    W : ndarray of shape (n_components + 1, 1)
+        Weights of the random features, then the intercept.
+    name : {'model', 'constant'}
+    cv_results : dict
+    """
+    model = Candidate(
+        "model",
+        partial(centred_ridge, alpha=alpha, fit_intercept=fit_intercept),
+        {"alpha": alpha},
+    )
+    chosen, candidates, cv_results = select_model_or_constant(
+        folded, [model], fit_intercept
+    )
+    everything = folded.moments(np.arange(folded.n_folds))
+    return candidates[chosen].fit(everything), candidates[chosen].name, cv_results

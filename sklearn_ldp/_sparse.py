@@ -14,6 +14,7 @@ Zheng, Mou and Wang (ICML 2017), Algorithms 2-3; Wang, Gaboardi and Xu
 """
 
 import warnings
+from functools import partial
 from numbers import Integral, Real
 
 import numpy as np
@@ -33,14 +34,16 @@ from ._base import (
 )
 from ._linear import LinearRegressorOutputMixin
 from .aggregation import (
+    Candidate,
+    FoldedStatistics,
     GroupedSums,
-    SufficientStatistics,
     basis_pursuit,
     check_gaussian_reports,
-    debiased_least_squares,
     l1_residual_bound,
     median_of_means,
+    project_psd,
 )
+from .aggregation._ridge import StreamedFoldedMoments, select_model_or_constant
 from .optim import l1_constrained_least_squares
 from .randomizers import (
     GaussianRecordRandomizer,
@@ -52,6 +55,13 @@ from .randomizers._feature_maps import PROJECTIONS
 #: Tag of the public projection seed derived from an integer ``random_state``
 #: (:func:`~sklearn_ldp.utils.public_seed`).
 _PROJECTION_SEED_TAG = 0x5EED
+
+#: Folds of the report-only choice of the l1 radius (users go to folds by
+#: arrival order, a public rule that streams).
+N_FOLDS = 5
+#: Radii the server tries, as fractions of ``l1_radius`` (largest first:
+#: the configured radius is preferred).
+RADIUS_FRACTIONS = 4.0 ** -np.arange(6)
 
 
 class _ProjectedLDPBase(PublicFeatureMapMixin, LDPEstimatorMixin):
@@ -273,7 +283,24 @@ class SparseLDPRegressor(
 
     over the l1 ball of radius ``l1_radius`` by FISTA with the exact l1-ball
     projection. Only ``Z^T Z``, ``Z^T v``, the sums of ``z`` and ``v`` and
-    ``n`` are kept, accumulated in chunks of users.
+    ``n`` are kept, per fold of users, accumulated in chunks of users.
+
+    Do no harm (ALGORITHMS.md section 7): the server fits the radii
+    ``l1_radius * 4^-k`` (``k = 0..5``) and the intercept-only model (the
+    noisy mean of ``y``) and scores each by its held-out squared risk on 5
+    folds of the reports, unbiased because the noise levels are known; the
+    prediction scored is the model's on the projected features
+    ``(Phi^T x)^T Phi^T w + b``, linear in the reports. The radius with the
+    lowest upper bound (risk floored at 0, plus one standard error) is
+    kept; the mean replaces it only when it is better by one paired
+    standard error, or when the reports show no correlation between ``y``
+    and the features and the model is not better by that margin
+    (:func:`~sklearn_ldp.aggregation._ridge.select_model_or_constant`). The
+    choice is refitted on every report. A large radius
+    with few users or a small epsilon lets the noise of the debiased Gram
+    matrix (and of the noisy feature means in the intercept) choose the
+    direction of ``w``; the smaller radii shrink it, the mean removes it.
+    Post-processing: no privacy cost.
 
     Guarantee: each user's record ``(x_i, y_i)`` is (epsilon, delta)-LDP.
 
@@ -284,8 +311,9 @@ class SparseLDPRegressor(
     delta : float, default=1e-5
         Per-user delta, in ``(0, 1)``.
     l1_radius : float, default=1.0
-        Radius of the l1 ball the coefficients are constrained to (in the
-        units of ``x`` and ``y``).
+        Largest radius of the l1 ball the coefficients are constrained to
+        (in the units of ``x`` and ``y``); the server may choose a smaller
+        one from the reports (``l1_radius_``).
     n_components : 'auto' or int, default='auto'
         Projected dimension ``m``. ``'auto'`` is
         ``ceil(sqrt(n epsilon^2 log d))`` (seed 003, Theorem 3) with ``n``
@@ -337,6 +365,18 @@ class SparseLDPRegressor(
     ----------
     coef_ : ndarray of shape (n_features,)
     intercept_ : float
+    l1_radius_ : float
+        The radius chosen from the reports (0 when the constant is chosen).
+    selected_model_ : {'model', 'constant'}
+        The l1-constrained model (at ``l1_radius_``) or the intercept-only
+        model (the noisy mean of ``y``, or 0 when that mean is within one
+        standard error of 0 or without ``fit_intercept``).
+    cv_results_ : dict
+        One entry per candidate (each radius as ``'model'`` with its
+        ``l1_radius``, then ``'constant'``): ``candidate``, ``params``,
+        ``mean_risk`` (held-out squared risk, debiased), ``std_error`` (over
+        the folds), ``split_risks``, ``rank``, ``selected``
+        (:func:`~sklearn_ldp.aggregation.select_candidate`).
     n_components_ : int
         Projected dimension used.
     projection_seed_ : int
@@ -346,7 +386,7 @@ class SparseLDPRegressor(
     n_samples_seen_ : int
         Number of users aggregated.
     n_iter_ : int
-        FISTA iterations of the last solve.
+        FISTA iterations of the final solve (1 for the constant, a closed form).
     privacy_epsilon_, privacy_delta_ : float
         The per-user guarantee.
     n_reports_rejected_ : int
@@ -465,48 +505,110 @@ class SparseLDPRegressor(
 
     def _start_statistics(self, n_components, n_users):
         # The constant column (exact, noise-free) gives the sums of z and v.
-        self._statistics = SufficientStatistics(n_components + 1)
+        self._statistics = FoldedStatistics(N_FOLDS, n_components + 1)
 
     def _accumulate(self, features, targets):
         augmented = np.hstack([features, np.ones((features.shape[0], 1))])
         self._statistics.update(augmented, targets)
 
     def _solve(self, warm_start=False):
-        stats, m = self._statistics, self._statistics.n_components - 1
-        sigma = self._randomizer.sigma_x
-        quadratic, linear, feature_mean, target_mean = debiased_least_squares(
-            stats.gram[:m, :m],
-            stats.moment[:m],
-            stats.n,
-            sigma,
-            feature_sum=stats.gram[:m, m] if self.fit_intercept else None,
-            target_sum=stats.moment[m] if self.fit_intercept else None,
+        randomizer = self._randomizer
+        components = randomizer.feature_map.components_
+        n_features = randomizer.n_features
+        folded = StreamedFoldedMoments(
+            self._statistics, sigma_x=randomizer.sigma_x, sigma_t=randomizer.sigma_y
         )
-        components = self._randomizer.feature_map.components_
-        n_features = self._randomizer.n_features
-        # partial_fit starts from the previous solution; fit is reproducible.
-        start = getattr(self, "coef_", None) if warm_start else None
-        if start is None or start.shape != (n_features,):
-            start = np.zeros(n_features)
-        coef, self.n_iter_, converged = l1_constrained_least_squares(
-            linear,
-            self.l1_radius,
-            start,
-            quadratic=quadratic,
+        solver = partial(
+            _l1_ball_fit,
             components=components,
+            fit_intercept=self.fit_intercept,
             max_iter=self.max_iter,
             tol=self.tol,
         )
-        _warn_if_not_converged(converged, self.max_iter)
-        if self.recovery == "basis_pursuit" and components is not None:
-            coef = basis_pursuit(components, components @ coef)
-        projected = coef if components is None else components @ coef
+        radii = self.l1_radius * RADIUS_FRACTIONS
+        models = [
+            Candidate(
+                "model",
+                partial(_l1_ball_scorer, solver=solver, radius=float(radius)),
+                {"l1_radius": float(radius)},
+            )
+            for radius in radii
+        ]
+        chosen, candidates, self.cv_results_ = select_model_or_constant(
+            folded, models, self.fit_intercept
+        )
+        everything = folded.moments(np.arange(folded.n_folds))
+        self.selected_model_ = candidates[chosen].name
+        if self.selected_model_ == "constant":
+            coef = np.zeros(n_features)
+            intercept = float(candidates[chosen].fit(everything)[-1, 0])
+            self.l1_radius_, self.n_iter_ = 0.0, 1  # closed form: one step
+        else:
+            # partial_fit starts from the previous solution; fit is reproducible.
+            start = getattr(self, "coef_", None) if warm_start else None
+            self.l1_radius_ = float(radii[chosen])
+            coef, _, intercept, self.n_iter_, converged = solver(
+                everything, self.l1_radius_, start
+            )
+            _warn_if_not_converged(converged, self.max_iter)
+            if self.recovery == "basis_pursuit" and components is not None:
+                # Same Phi^T w (so the same objective and intercept), least l1.
+                coef = basis_pursuit(components, components @ coef)
         self.coef_ = coef
-        self.intercept_ = float(target_mean - feature_mean @ projected)
-        self._set_projection_attributes(stats.n)
+        self.intercept_ = float(intercept)
+        self._set_projection_attributes(self._statistics.n)
 
     def __sklearn_tags__(self):
         return ldp_tags(super().__sklearn_tags__())
+
+
+def _l1_ball_fit(
+    moments, radius, start=None, *, components, fit_intercept, max_iter, tol
+):
+    """Debiased least squares over the l1 ball from :class:`Moments` of ``[z, 1]``.
+
+    With ``mu = E[z]`` and ``ybar = E[v]``: ``Q = Proj_PSD(E[z z^T] - sigma^2
+    I - mu mu^T)``, ``b = E[z v] - mu ybar`` (uncentred without
+    ``fit_intercept``), FISTA on ``1/2 (Phi^T w)^T Q (Phi^T w) - b^T Phi^T w``
+    over ``||w||_1 <= radius``, and ``intercept = ybar - mu^T Phi^T w``.
+
+    Returns
+    -------
+    coef : ndarray of shape (n_features,)
+    projected : ndarray of shape (n_components,)
+        ``Phi^T coef`` (``coef`` for the identity).
+    intercept : float
+    n_iter : int
+    converged : bool
+    """
+    m = moments.n_features
+    scatter = np.array(moments.gram[:m, :m])
+    cross = np.array(moments.cross[:m, 0])
+    mean_z, mean_v = moments.gram[:m, m], float(moments.cross[m, 0])
+    if fit_intercept:
+        scatter -= np.outer(mean_z, mean_z)
+        cross -= mean_z * mean_v
+    n_features = m if components is None else components.shape[1]
+    if start is None or start.shape != (n_features,):
+        start = np.zeros(n_features)
+    coef, n_iter, converged = l1_constrained_least_squares(
+        cross,
+        radius,
+        start,
+        quadratic=project_psd(scatter),
+        components=components,
+        max_iter=max_iter,
+        tol=tol,
+    )
+    projected = coef if components is None else components @ coef
+    intercept = mean_v - mean_z @ projected if fit_intercept else 0.0
+    return coef, projected, float(intercept), n_iter, converged
+
+
+def _l1_ball_scorer(moments, *, solver, radius):
+    """``W = [Phi^T w, b]``: the model of :func:`_l1_ball_fit` on the reports' features."""
+    _, projected, intercept, _, _ = solver(moments, radius)
+    return np.append(projected, intercept)[:, None]
 
 
 def _warn_if_not_converged(converged, max_iter):

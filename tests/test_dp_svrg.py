@@ -571,3 +571,154 @@ def test_learning_rate_is_used_and_validated(solver):
     assert auto.fit(X, y).learning_rate_ != 0.05
     with pytest.raises(ValueError, match="learning_rate"):
         DPSVRGClassifier(learning_rate=-1.0).fit(X, y)
+
+
+# ---------------------------------------------- alpha='auto': the public rule
+
+
+def _schedule(n, epsilon, n_weights=31, delta=1e-7, **kwargs):
+    from sklearn_ldp.accounting._dp_svrg import auto_svrg_schedule
+
+    params = dict(gradient_bound=np.sqrt(2), data_norm=1.0, smoothness=0.5)
+    params.update(kwargs)
+    return auto_svrg_schedule(n, n_weights, epsilon, delta, batch_size=256, **params)
+
+
+def test_auto_schedule_is_the_stated_formula():
+    # alpha_privacy = 0.3 sqrt(p) * 2 G / (n sqrt(2 rho)) * data_norm, with
+    # rho the zCDP level of (eps, delta) in closed form; the floor is
+    # 2 L / 10^4 and the inner loop ceil(1 / (eta alpha)), eta = 1/(2(L+alpha)).
+    n, eps, delta, p, G, L = 10_000, 2.0, 1e-7, 31, np.sqrt(2), 0.5
+    log_inv = np.log(1 / delta)
+    rho = (np.sqrt(log_inv + eps) - np.sqrt(log_inv)) ** 2
+    expected = 0.3 * np.sqrt(p) * 2 * G / (n * np.sqrt(2 * rho))
+    schedule = _schedule(n, eps, p, delta, data_norm=1.0)
+    assert schedule.alpha_privacy == pytest.approx(expected, rel=1e-9)
+    assert schedule.alpha_floor == pytest.approx(2 * L / 10_000)
+    assert schedule.alpha == max(schedule.alpha_privacy, schedule.alpha_floor)
+    step = 0.5 / (L + schedule.alpha)
+    assert schedule.step == pytest.approx(step)
+    assert schedule.inner_steps == min(
+        10_000, int(np.ceil(1 / (step * schedule.alpha)))
+    )
+    assert schedule.n_epochs == 4
+    # data_norm enters linearly (weights scale as 1 / data_norm).
+    doubled = _schedule(n, eps, p, delta, data_norm=2.0)
+    assert doubled.alpha_privacy == pytest.approx(2 * schedule.alpha_privacy)
+
+
+def test_auto_schedule_is_monotone_in_n_and_epsilon():
+    sizes = [1_000, 10_000, 100_000, 1_000_000, 10_000_000]
+    epsilons = [0.05, 0.1, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0]
+    table = [[_schedule(n, e) for e in epsilons] for n in sizes]
+    alpha = np.array([[s.alpha for s in row] for row in table])
+    steps = np.array([[s.inner_steps for s in row] for row in table])
+    assert np.all(np.diff(alpha, axis=0) <= 0) and np.all(np.diff(alpha, axis=1) <= 0)
+    assert np.all(np.diff(steps, axis=0) >= 0) and np.all(np.diff(steps, axis=1) >= 0)
+    # strictly where the privacy term is active; the noise term is 1 / n.
+    privacy = np.array([[s.alpha_privacy for s in row] for row in table])
+    scaled = privacy * np.array(sizes)[:, None]
+    np.testing.assert_allclose(scaled, np.broadcast_to(scaled[0], scaled.shape))
+    assert alpha[0, 0] > alpha[-1, -1]
+    # The inner loop stays within one pass and the compute cap.
+    one_pass = -(-np.array(sizes) // 256)
+    assert np.all(steps <= np.maximum(10_000, one_pass)[:, None])
+    assert np.all(steps >= one_pass[:, None])
+    # More weights, more noise in the released gradient: stronger alpha.
+    assert _schedule(10_000, 1.0, 100).alpha > _schedule(10_000, 1.0, 10).alpha
+    # Smaller delta, more noise: stronger alpha.
+    assert _schedule(10_000, 1.0, delta=1e-9).alpha > _schedule(10_000, 1.0).alpha
+
+
+def test_auto_schedule_does_not_depend_on_the_data():
+    # Same public quantities (n, d, classes, eps, delta, data_norm), unrelated
+    # data: the same alpha, epochs, steps and calibrated noise. Only the
+    # released weights differ.
+    X, y = scaled_problem(n=3000, norm=1.0, seed=0)
+    other = np.random.RandomState(7).standard_normal(X.shape) * 5.0
+    labels = np.random.RandomState(8).randint(2, size=len(y))
+    fits = [
+        DPSVRGClassifier(epsilon=2.0, delta=1e-7, random_state=0).fit(A, b)
+        for A, b in ((X, y), (other, labels), (X[::-1], y[::-1]))
+    ]
+    for name in (
+        "alpha_",
+        "n_epochs_",
+        "learning_rate_",
+        "noise_multiplier_",
+        "sampling_rate_",
+        "epsilon_spent_",
+    ):
+        values = [getattr(clf, name) for clf in fits]
+        assert values[0] == values[1] == values[2], name
+    for clf in fits[1:]:
+        np.testing.assert_array_equal(clf.epoch_lengths_, fits[0].epoch_lengths_)
+    assert not np.allclose(fits[0].coef_, fits[1].coef_)
+    # ... and equals the rule evaluated on the public quantities alone.
+    from sklearn_ldp.accounting._dp_svrg import auto_svrg_schedule
+
+    schedule = auto_svrg_schedule(
+        3000,
+        X.shape[1] + 1,
+        2.0,
+        1e-7,
+        gradient_bound=fits[0].gradient_bound_,
+        data_norm=1.0,
+        smoothness=0.25 * (1.0 + 1.0),
+        batch_size=256,
+    )
+    assert fits[0].alpha_ == schedule.alpha
+    assert fits[0].epoch_lengths_.tolist() == [schedule.inner_steps] * 4
+
+
+def test_auto_schedule_keeps_the_guarantee():
+    # Whatever the rule picks (here the long inner loop of a large budget),
+    # the accountant calibrates that run: dp_accounting re-checks it.
+    X, y = scaled_problem(n=5000, norm=1.0, seed=1)
+    for epsilon in (0.3, 8.0):
+        clf = DPSVRGClassifier(epsilon=epsilon, delta=1e-7, random_state=0).fit(X, y)
+        event = dpa.ComposedDpEvent(
+            [
+                dpa.SelfComposedDpEvent(
+                    dpa.PoissonSampledDpEvent(
+                        clf.sampling_rate_, dpa.GaussianDpEvent(clf.noise_multiplier_)
+                    ),
+                    int(clf.epoch_lengths_.sum()),
+                ),
+                *[dpa.GaussianDpEvent(z) for z in clf.snapshot_noise_multipliers_],
+            ]
+        )
+        assert clf.epsilon_spent_ <= epsilon
+        assert _dpa_epsilon(event, 1e-7) <= epsilon * (1 + 1e-6)
+
+
+def test_explicit_values_override_the_rule():
+    X, y = scaled_problem(n=2000, norm=1.0)
+    clf = DPSVRGClassifier(alpha=1e-3, n_epochs=3, inner_steps=7, random_state=0).fit(
+        X, y
+    )
+    assert clf.alpha_ == 1e-3 and clf.epoch_lengths_.tolist() == [7, 7, 7]
+    # A numeric alpha keeps the former defaults: 10 one-pass epochs.
+    clf = DPSVRGClassifier(alpha=1e-3, random_state=0).fit(X, y)
+    assert clf.epoch_lengths_.tolist() == [8] * 10
+    # alpha='auto' with explicit epochs keeps the rule's inner loop.
+    auto = DPSVRGClassifier(n_epochs=2, random_state=0).fit(X, y)
+    assert len(auto.epoch_lengths_) == 2 and auto.alpha_ > 0
+
+
+def test_auto_schedule_converges_at_its_own_alpha():
+    # With a huge budget the noise vanishes and the rule's iterations must
+    # reach the non-private optimum of the objective it regularizes with
+    # alpha_ (scikit-learn's LogisticRegression with C = 1 / (n alpha_)):
+    # the iteration count does not cap accuracy.
+    X, y = scaled_problem(n=2000, norm=1.0, seed=2)
+    clf = DPSVRGClassifier(epsilon=1e12, random_state=0).fit(X, y)
+    reference = LogisticRegression(
+        C=1.0 / (len(y) * clf.alpha_), tol=1e-12, max_iter=10_000
+    ).fit(X, y)
+    scale = np.linalg.norm(reference.coef_)
+    error = np.linalg.norm(clf.coef_ - reference.coef_)
+    assert error < 1e-2 * scale, (error, scale)
+    np.testing.assert_allclose(
+        clf.predict_proba(X), reference.predict_proba(X), atol=1e-2
+    )

@@ -129,6 +129,7 @@ def test_huge_epsilon_matches_logistic_regression(n_classes):
     X, y = make_data(3_000, n_classes=n_classes)
     alpha = 0.02
     clf = GLMLDPClassifier(
+        selection=None,
         epsilon=1e8,
         degree=16,
         coef_norm=4.0,
@@ -159,13 +160,17 @@ def test_huge_epsilon_matches_logistic_regression(n_classes):
 def test_huge_epsilon_paper_and_smoothed_quantile_modes_minimize_their_losses():
     X, y = make_data(3_000)
     s = 2.0 * y - 1.0
-    reference = GLMLDPClassifier(epsilon=1e8, degree=8, max_iter=500, random_state=0)
+    reference = GLMLDPClassifier(
+        selection=None, epsilon=1e8, degree=8, max_iter=500, random_state=0
+    )
     w_ref = np.append(reference.fit(X, y).coef_, reference.intercept_)
     for params in [
         {"calibration": "paper", "degree": 3},
         {"calibration": "paper", "approximation": "bernstein", "degree": 3},
     ]:
-        clf = GLMLDPClassifier(epsilon=1e8, max_iter=500, random_state=0, **params)
+        clf = GLMLDPClassifier(
+            selection=None, epsilon=1e8, max_iter=500, random_state=0, **params
+        )
         clf.fit(X, y)
         # Within the approximation error of the logistic minimizer (same
         # argument as above with the curvature of the logistic risk).
@@ -178,6 +183,7 @@ def test_huge_epsilon_paper_and_smoothed_quantile_modes_minimize_their_losses():
     # user: minimizes the smoothed loss F_beta, within D beta of the logistic
     # loss: compare risks.
     clf = GLMLDPClassifier(
+        selection=None,
         epsilon=1e8,
         approximation="smoothed_quantile",
         degree=6,
@@ -197,14 +203,18 @@ def test_accuracy_rises_with_n_and_epsilon():
     # at n = 50k, or n 2k -> 50k at eps = 8, divide it by > 25.
     X_test, y_test = make_data(20_000, seed=100)
     s_test = 2.0 * y_test - 1.0
-    best = GLMLDPClassifier(epsilon=1e8, random_state=0).fit(X_test, y_test)
+    best = GLMLDPClassifier(selection=None, epsilon=1e8, random_state=0).fit(
+        X_test, y_test
+    )
     best_risk = glm_risk(best.coef_, best.intercept_, X_test, s_test)
 
     def excess(n, epsilon):
         values = []
         for seed in range(3):
             X, y = make_data(n, seed)
-            clf = GLMLDPClassifier(epsilon=epsilon, random_state=seed).fit(X, y)
+            clf = GLMLDPClassifier(
+                selection=None, epsilon=epsilon, random_state=seed
+            ).fit(X, y)
             values.append(
                 glm_risk(clf.coef_, clf.intercept_, X_test, s_test) - best_risk
             )
@@ -300,3 +310,37 @@ def test_auto_degree_depends_on_the_noise():
     high = GLMLDPClassifier(epsilon=1e6, degree="auto", random_state=0).fit(X, y)
     assert low.degree_ == 1
     assert high.degree_ == 6
+
+
+def test_selection_never_does_worse_than_the_majority_on_pure_noise():
+    # Labels independent of the features: the direction the reports give is
+    # noise, so the server falls back to the class frequencies.
+    rng = np.random.RandomState(3)
+    X = rng.uniform(-1, 1, size=(20_000, 3)) / np.sqrt(3)
+    y = (rng.uniform(size=20_000) < 0.7).astype(int)
+    clf = GLMLDPClassifier(epsilon=1.0, random_state=0).fit(X, y)
+    assert clf.selected_model_ == "constant"
+    assert np.all(clf.predict(X) == 1)
+    results = clf.cv_results_
+    assert len(results["candidate"]) == len(results["mean_risk"]) >= 3
+    assert results["selected"].sum() == 1
+
+
+def test_default_is_as_accurate_as_debiased_least_squares_on_the_same_reports():
+    # Degree 1: the exact quadratic on debiased moments is least squares with
+    # the loss's slope; both read the same reports (same random_state).
+    X, y = make_data(50_000, seed=4)
+    X_test, y_test = make_data(20_000, seed=104)
+    clf = GLMLDPClassifier(epsilon=2.0, random_state=0).fit(X, y)
+    reports = clf.make_randomizer(2, classes=[0, 1]).randomize(X, y, random_state=0)
+    Z = np.hstack([reports["x"], np.ones((len(X), 1))])
+    gram = Z.T @ Z / len(X) - np.diag([clf_sigma(clf, 2)] * 2 + [0.0])
+    w = np.linalg.solve(gram + 1e-3 * np.eye(3), Z.T @ reports["y"] / len(X))
+    ls_accuracy = np.mean((X_test @ w[:2] + w[2] > 0) == y_test)
+    # Test accuracy of 20,000 users: standard error below 0.0035.
+    assert clf.score(X_test, y_test) >= ls_accuracy - 0.02
+    assert clf.score(X_test, y_test) > np.mean(y_test == np.argmax(np.bincount(y)))
+
+
+def clf_sigma(clf, n_features):
+    return clf.make_randomizer(n_features, classes=[0, 1]).sigma_x ** 2

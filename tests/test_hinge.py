@@ -91,6 +91,7 @@ def test_huge_epsilon_reaches_the_minimizer_of_the_smoothed_loss(params):
     X, y = make_data(4_000)
     w_ref, risk_ref = reference_minimizer(X, y)
     clf = HingeLDPClassifier(
+        selection=None,
         epsilon=1e7,
         smoothing=SMOOTHING,
         solver="gd",
@@ -134,7 +135,12 @@ def test_sigm_solver_at_huge_epsilon():
     X, y = make_data(20_000)
     _, risk_ref = reference_minimizer(X, y)
     clf = HingeLDPClassifier(
-        epsilon=1e7, degree=6, solver="sigm", max_iter=2000, random_state=0
+        selection=None,
+        epsilon=1e7,
+        degree=6,
+        solver="sigm",
+        max_iter=2000,
+        random_state=0,
     ).fit(X, y)
     risk = smoothed_hinge_risk(clf.coef_, clf.intercept_, X, 2 * y - 1, SMOOTHING)
     assert risk - risk_ref <= 0.06 + clf.approximation_error_ * np.sqrt(2) * 2
@@ -176,7 +182,9 @@ def test_accuracy_rises_with_n_and_epsilon():
 def test_fit_is_randomize_then_fit_reports_and_labels_map():
     X, y = make_data(3_000)
     labels = np.array(["neg", "pos"])[y]
-    est = HingeLDPClassifier(epsilon=1e5, degree=2, solver="gd", random_state=0)
+    est = HingeLDPClassifier(
+        selection=None, epsilon=1e5, degree=2, solver="gd", random_state=0
+    )
     est.fit(X, labels)
     rng = np.random.RandomState(0)
     reports = est.make_randomizer(2, classes=["neg", "pos"]).randomize(X, labels, rng)
@@ -240,7 +248,11 @@ def test_bad_input_is_refused():
 def test_coef_norm_is_the_projection_radius_and_fit_intercept(coef_norm, fit_intercept):
     X, y = make_data(20_000, seed=5)
     clf = HingeLDPClassifier(
-        epsilon=4.0, coef_norm=coef_norm, fit_intercept=fit_intercept, random_state=0
+        selection=None,
+        epsilon=4.0,
+        coef_norm=coef_norm,
+        fit_intercept=fit_intercept,
+        random_state=0,
     ).fit(X, y)
     # The server projects (coef, intercept) onto the l2 ball of radius coef_norm.
     w = np.append(clf.coef_.ravel(), clf.intercept_)

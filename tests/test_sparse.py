@@ -180,15 +180,19 @@ def test_partial_fit_continues_the_noise_stream(monkeypatch):
     pieces = SparseLDPRegressor(**kwargs)
     pieces.partial_fit(X[:512], y[:512]).partial_fit(X[512:], y[512:])
     assert pieces.n_samples_seen_ == 1024
-    np.testing.assert_allclose(pieces._statistics.gram, whole._statistics.gram)
-    np.testing.assert_allclose(pieces._statistics.moment, whole._statistics.moment)
+    np.testing.assert_allclose(
+        pieces._statistics.total().gram, whole._statistics.total().gram
+    )
+    np.testing.assert_allclose(
+        pieces._statistics.total().moment, whole._statistics.total().moment
+    )
     np.testing.assert_allclose(pieces.coef_, whole.coef_, atol=1e-8)
 
     twice = SparseLDPRegressor(**kwargs)
     twice.partial_fit(X[:512], y[:512])
-    first_gram = twice._statistics.gram.copy()
+    first_gram = twice._statistics.total().gram.copy()
     twice.partial_fit(X[:512], y[:512])
-    assert not np.allclose(twice._statistics.gram, 2 * first_gram)
+    assert not np.allclose(twice._statistics.total().gram, 2 * first_gram)
 
 
 def test_partial_fit_after_fit_reports_is_refused():
@@ -431,3 +435,46 @@ def test_n_users_parameter_takes_precedence_over_the_argument():
     est = SparseLDPRegressor(epsilon=0.5, n_users=100, random_state=0)
     expected = int(np.ceil(np.sqrt(100 * 0.25 * np.log(50))))
     assert est.make_randomizer(50, n_users=400).feature_map.n_components == expected
+
+
+# ------------------------------------------------- report-only choice (issue 16)
+
+
+def _constant_tolerance(reg, y):
+    # The intercept-only model is the noisy mean of y (or 0): its error is
+    # within two standard errors sqrt((E[y^2] + sigma_y^2) / n) of the mean
+    # with probability 95%, so R^2 >= -(2 se)^2 / Var(y).
+    sigma_y = reg._randomizer.sigma_y
+    std_error = np.sqrt((np.mean(y**2) + sigma_y**2) / len(y))
+    return (2.0 * std_error) ** 2 / np.var(y)
+
+
+def test_pure_noise_target_falls_back_to_the_constant():
+    rng = np.random.RandomState(0)
+    X, _, _ = sparse_regression_data(40_000, 10, rng)
+    y = rng.uniform(-0.5, 0.5, 40_000) + 0.3  # independent of X
+    X_test, _, _ = sparse_regression_data(20_000, 10, rng)
+    y_test = rng.uniform(-0.5, 0.5, 20_000) + 0.3
+    reg = SparseLDPRegressor(epsilon=1.0, projection="identity", random_state=0)
+    reg.fit(X, y)
+    assert reg.selected_model_ == "constant" and reg.l1_radius_ == 0.0
+    assert np.all(reg.coef_ == 0.0)
+    assert reg.score(X_test, y_test) >= -_constant_tolerance(reg, y)
+    # One row per candidate: every radius, then the constant; one chosen.
+    results = reg.cv_results_
+    assert list(results["candidate"]) == ["model"] * 6 + ["constant"]
+    assert results["selected"].sum() == 1 and results["selected"][-1]
+    assert results["split_risks"].shape == (7, 5)
+
+
+def test_strong_signal_keeps_the_model():
+    rng = np.random.RandomState(1)
+    X, y, w = sparse_regression_data(50_000, 10, rng)
+    reg = SparseLDPRegressor(
+        epsilon=20.0, l1_radius=np.abs(w).sum(), projection="identity", random_state=0
+    ).fit(X, y)
+    assert reg.selected_model_ == "model" and reg.l1_radius_ > 0
+    X_test, y_test, _ = sparse_regression_data(20_000, 10, rng)
+    assert reg.score(X_test, y_test) > 0.1
+    radii = [p["l1_radius"] for p in reg.cv_results_["params"][:-1]]
+    assert reg.l1_radius_ in radii and radii[0] == np.abs(w).sum()

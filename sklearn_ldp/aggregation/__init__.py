@@ -19,9 +19,16 @@ from ._bernstein import (
     bernstein_basis_derivative,
     bernstein_coefficients,
     bernstein_operator_matrix,
+    bernstein_report_estimates,
+    bernstein_weights,
     evaluate_bernstein,
+    fold_group_sums,
+    group_mean_variance,
     iterated_bernstein_matrix,
     lebesgue_constant,
+    moment_quadratic,
+    moment_risk_weights,
+    tensor_weights,
 )
 from ._fission import fission_matrix, gaussian_fission
 from ._glm_oracle import (
@@ -52,6 +59,21 @@ from ._pilot import (
 from ._polynomial import elementary_symmetric, unbiased_polynomial
 from ._recovery import GroupedSums, basis_pursuit, l1_residual_bound, median_of_means
 from ._ridge import debiased_cv_risk, solve_ridge
+from ._selection import (
+    N_FOLDS,
+    Candidate,
+    FoldedMoments,
+    Moments,
+    constant_model,
+    cross_validate,
+    directional_signal_test,
+    least_squares_path,
+    ridge_alphas,
+    scaled_margin_risk,
+    select_candidate,
+    signal_test,
+    squared_risk,
+)
 from ._smoothing import (
     SmoothedQuantileDerivative,
     derivative_quantile_table,
@@ -75,6 +97,19 @@ from ._trigonometric import (
 )
 
 __all__ = [
+    "N_FOLDS",
+    "Candidate",
+    "FoldedMoments",
+    "Moments",
+    "constant_model",
+    "cross_validate",
+    "directional_signal_test",
+    "least_squares_path",
+    "ridge_alphas",
+    "scaled_margin_risk",
+    "select_candidate",
+    "signal_test",
+    "squared_risk",
     "apply_along_axes",
     "bernstein_basis",
     "bernstein_basis_derivative",
@@ -83,6 +118,13 @@ __all__ = [
     "evaluate_bernstein",
     "iterated_bernstein_matrix",
     "lebesgue_constant",
+    "bernstein_report_estimates",
+    "bernstein_weights",
+    "fold_group_sums",
+    "group_mean_variance",
+    "moment_quadratic",
+    "moment_risk_weights",
+    "tensor_weights",
     "FoldedStatistics",
     "SufficientStatistics",
     "check_gaussian_reports",

@@ -28,6 +28,8 @@ coefficients and does not cancel. The derivative uses
 import numpy as np
 from scipy.special import comb, gammaln, xlogy
 
+from ._grouped import _mechanism_reports
+
 #: Largest degree the functions accept (well beyond any useful grid).
 MAX_DEGREE = 512
 
@@ -277,3 +279,223 @@ def lebesgue_constant(degree, order, n_points=2001):
     A = iterated_bernstein_matrix(degree, order)
     basis = bernstein_basis(np.linspace(0.0, 1.0, n_points), degree)
     return float(np.abs(basis @ A).sum(axis=1).max())
+
+
+def tensor_weights(rows):
+    """Row-wise tensor products of per-axis weights, flattened in C order.
+
+    ``rows[j]`` has shape ``(m, k_j)``; the result ``(m, prod k_j)`` holds
+    ``prod_j rows[j][i, v_j]`` at the C-order index of ``v`` (the order of
+    ``np.unravel_index`` on the grid). The loop runs over the axes only.
+    """
+    weights = np.asarray(rows[0], dtype=float)
+    for row in rows[1:]:
+        weights = (weights[:, :, None] * row[:, None, :]).reshape(weights.shape[0], -1)
+    return weights
+
+
+def bernstein_weights(points, degree, order):
+    """Weights ``w(t)`` with ``B^(h) f (t) = w(t) . f`` for grid values ``f``.
+
+    The iterated Bernstein polynomial is linear in the grid values:
+    ``w(t) = (b(t_1)^T A_h) (x) ... (x) (b(t_q)^T A_h)``. Its variance at
+    ``t`` is ``sum_v w_v(t)^2 Var(f_v)`` for independent grid estimates.
+
+    Parameters
+    ----------
+    points : array-like of shape (m, q)
+        Points of ``[0, 1]^q``.
+    degree, order : int
+
+    Returns
+    -------
+    weights : ndarray of shape (m, (k + 1)^q)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_ldp.aggregation import (
+    ...     bernstein_coefficients, bernstein_weights, evaluate_bernstein)
+    >>> values = np.arange(9.0).reshape(3, 3) ** 2
+    >>> t = np.array([[0.3, 0.8]])
+    >>> coef = bernstein_coefficients(values, order=2)
+    >>> bool(np.allclose(bernstein_weights(t, 2, 2) @ values.ravel(),
+    ...                  evaluate_bernstein(coef, t)))
+    True
+    """
+    points = np.atleast_2d(np.asarray(points, dtype=float))
+    A = iterated_bernstein_matrix(_check_degree(int(degree)), order)
+    return tensor_weights(
+        [bernstein_basis(points[:, j], degree) @ A for j in range(points.shape[1])]
+    )
+
+
+def moment_risk_weights(coefs, n_features, fit_intercept):
+    """The squared risk as a linear function of the released moments.
+
+    For ``theta = (w, b)`` (``b = 0`` without an intercept),
+    ``E[(y - w^T x - b)^2] = a(theta) . m + b^2``, where ``m`` are
+    the moments in the order of
+    ``moment_ranges`` (:mod:`sklearn_ldp.randomizers._bernstein`) (``x_j x_l`` for
+    ``j <= l``, ``x_j``, ``x_j y``, ``y``, ``y^2``) and ``a`` holds
+    ``w_j w_l`` (doubled off the diagonal), ``2 b w_j``, ``-2 w_j``,
+    ``-2 b`` and 1.
+
+    Parameters
+    ----------
+    coefs : array-like of shape (m, q)
+    n_features : int
+    fit_intercept : bool
+
+    Returns
+    -------
+    weights : ndarray of shape (m, n_moments)
+    offset : ndarray of shape (m,)
+        ``b^2``.
+    """
+    coefs = np.atleast_2d(np.asarray(coefs, dtype=float))
+    d = int(n_features)
+    w = coefs[:, :d]
+    b = coefs[:, d] if fit_intercept else np.zeros(coefs.shape[0])
+    rows, cols = np.triu_indices(d)
+    parts = [np.where(rows == cols, 1.0, 2.0) * w[:, rows] * w[:, cols]]
+    if fit_intercept:
+        parts.append(2.0 * b[:, None] * w)
+    parts.append(-2.0 * w)
+    if fit_intercept:
+        parts.append(-2.0 * b[:, None])
+    parts.append(np.ones((coefs.shape[0], 1)))
+    return np.hstack(parts), b**2
+
+
+def moment_quadratic(moments, n_features, fit_intercept):
+    """``(Q, r)`` with ``E[(y - theta^T z)^2] = E[y^2] - 2 theta^T r + theta^T Q theta``.
+
+    ``z = (x, 1)`` (``x`` without an intercept), ``Q = E[z z^T]`` (its
+    constant entry is exactly 1) and ``r = E[z y]``, filled from the moments
+    of :func:`moment_risk_weights` (``E[y^2]`` is their last entry).
+    """
+    d = int(n_features)
+    q = d + int(fit_intercept)
+    rows, cols = np.triu_indices(d)
+    n_pairs = rows.size
+    Q = np.zeros((q, q))
+    Q[rows, cols] = moments[:n_pairs]
+    Q[cols, rows] = moments[:n_pairs]
+    at = n_pairs
+    if fit_intercept:
+        Q[:d, d] = Q[d, :d] = moments[at : at + d]
+        Q[d, d] = 1.0
+        at += d
+    r = np.zeros(q)
+    r[:d] = moments[at : at + d]
+    if fit_intercept:
+        r[d] = moments[at + d]
+    return Q, r
+
+
+def fold_group_sums(groups, estimates, n_groups, folds, n_folds):
+    """Per fold and group: number of reports, sum and sum of squares of their estimates.
+
+    Parameters
+    ----------
+    groups : array-like of shape (n_users,) or None
+        Each user's group; None when every user estimates every group
+        (``estimates`` then has shape ``(n_users, n_groups)``).
+    estimates : ndarray of shape (n_users,) or (n_users, n_groups)
+    n_groups : int
+    folds : ndarray of shape (n_users,)
+        Each user's fold, in ``[0, n_folds)``.
+    n_folds : int
+
+    Returns
+    -------
+    counts, sums, squares : ndarray of shape (n_folds, n_groups)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_ldp.aggregation import fold_group_sums
+    >>> c, s, s2 = fold_group_sums([0, 1, 1], np.array([1.0, 2.0, 3.0]), 2,
+    ...                            np.array([0, 0, 1]), 2)
+    >>> c.tolist(), s.tolist(), s2.tolist()
+    ([[1.0, 1.0], [0.0, 1.0]], [[1.0, 2.0], [0.0, 3.0]], [[1.0, 4.0], [0.0, 9.0]])
+    """
+    folds = np.asarray(folds, dtype=np.int64)
+    estimates = np.asarray(estimates, dtype=float)
+    if groups is None:
+        shape = (n_folds, n_groups)
+        counts = np.repeat(np.bincount(folds, minlength=n_folds)[:, None], n_groups, 1)
+        sums, squares = np.zeros(shape), np.zeros(shape)
+        np.add.at(sums, folds, estimates)
+        np.add.at(squares, folds, estimates**2)
+        return counts.astype(float), sums, squares
+    cells = folds * n_groups + np.asarray(groups, dtype=np.int64)
+    size = n_folds * n_groups
+    counts = np.bincount(cells, minlength=size).astype(float)
+    sums = np.bincount(cells, weights=estimates, minlength=size)
+    squares = np.bincount(cells, weights=estimates**2, minlength=size)
+    shape = (n_folds, n_groups)
+    return counts.reshape(shape), sums.reshape(shape), squares.reshape(shape)
+
+
+def group_mean_variance(counts, sums, squares, *, fill):
+    """Means of grouped estimates and the variances of those means.
+
+    ``Var(mean_g) = s_g^2 / n_g`` with ``s_g^2`` the unbiased sample
+    variance of the group's estimates: the mechanism's noise and the spread
+    of the users' values together, with no model of either. A group with
+    fewer than two reports takes the pooled variance of all groups; one
+    without reports takes ``fill`` as its mean (uninformative) and that
+    pooled variance (as if it had one report).
+    """
+    counts = np.asarray(counts, dtype=float)
+    start = np.array(np.broadcast_to(np.asarray(fill, dtype=float), counts.shape))
+    means = np.divide(sums, counts, out=start, where=counts > 0)
+    spread = squares - counts * means**2
+    pooled = float(max(spread.sum(), 0.0) / max(counts.sum() - counts.size, 1.0))
+    variance = np.divide(
+        np.maximum(spread, 0.0),
+        counts - 1.0,
+        out=np.full(counts.shape, pooled),
+        where=counts > 1,
+    )
+    return means, variance / np.maximum(counts, 1.0)
+
+
+def bernstein_report_estimates(randomizer, reports):
+    """Each user's unbiased estimate of its group's value, in loss or moment units.
+
+    The server of :class:`~sklearn_ldp.randomizers.BernsteinLossRandomizer`:
+    the scalar mechanism's ``estimate`` of each release, times the public
+    ``loss_bound`` (grid protocol: the loss at the user's grid point), or
+    mapped back from ``[0, 1]`` to the monomial's public range (moments).
+
+    Returns
+    -------
+    groups : ndarray of int64, shape (n_users,), or None
+        None for ``'full_grid'`` (every user estimates every grid point).
+    estimates : ndarray of shape (n_users,) or (n_users, n_grid)
+    """
+    released = _mechanism_reports(reports, randomizer.value_fields)
+    estimates = randomizer.scalar_mechanism.estimate(released)
+    if randomizer.mechanism == "full_grid":
+        if estimates.shape != (len(reports), randomizer.n_grid):
+            raise ValueError(
+                f"Report values must have shape (n_users, {randomizer.n_grid}), got "
+                f"{estimates.shape}."
+            )
+        return None, randomizer.loss_bound * estimates
+    groups = np.asarray(reports["group"])
+    n_groups = randomizer.n_groups
+    if (
+        groups.shape != estimates.shape
+        or (groups.size and not np.all(np.equal(np.mod(groups, 1), 0)))
+        or (groups.size and (groups.min() < 0 or groups.max() >= n_groups))
+    ):
+        raise ValueError(f"Report groups must be integers in [0, {n_groups}).")
+    groups = groups.astype(np.int64)
+    if randomizer.protocol == "moments":
+        lower, upper = randomizer.moment_lower, randomizer.moment_upper
+        return groups, lower[groups] + (upper - lower)[groups] * estimates
+    return groups, randomizer.loss_bound * estimates

@@ -4,7 +4,7 @@ Pure numerics on plain arrays and callables; the estimators build the
 oracles and call these. The losses are in :mod:`sklearn_ldp.losses`.
 """
 
-from ._bernstein import minimize_bernstein
+from ._bernstein import minimize_bernstein, minimize_box_quadratic
 from ._dp_svrg import (
     dp_gd,
     dp_svrg,
@@ -31,9 +31,12 @@ from ._oracle_solvers import minimize_on_ball, project_columns_l2
 from ._projected_gradient import accelerated_projected_gradient
 from ._projections import project_l2_ball
 from ._sigm import sigm, sigm_one_pass, sigm_parameters
+from ._trust_region import minimize_quadratic_on_ball
 
 __all__ = [
     "minimize_bernstein",
+    "minimize_box_quadratic",
+    "minimize_quadratic_on_ball",
     "dp_accmd",
     "dp_frank_wolfe",
     "dp_pmd_entropic",

@@ -12,6 +12,7 @@ from ..aggregation import (
     apply_along_axes,
     bernstein_operator_matrix,
     evaluate_bernstein,
+    project_psd,
 )
 
 #: Starting points of L-BFGS-B (the best grid points).
@@ -72,3 +73,49 @@ def minimize_bernstein(coef, n_starts=N_STARTS):
         if value < best_value:
             best_t, best_value = np.clip(result.x, 0.0, 1.0), value
     return best_t, best_value
+
+
+def minimize_box_quadratic(quadratic, linear, lower, upper):
+    """Minimize ``theta^T Q theta - 2 r^T theta`` over the box ``[lower, upper]``.
+
+    ``Q`` is first projected onto the PSD cone (an unbiased estimate of a
+    second-moment matrix can have negative eigenvalues), so the problem is
+    convex; L-BFGS-B from the clipped unconstrained (least-norm) solution.
+
+    Parameters
+    ----------
+    quadratic : ndarray of shape (q, q)
+    linear : ndarray of shape (q,)
+    lower, upper : ndarray of shape (q,)
+
+    Returns
+    -------
+    theta : ndarray of shape (q,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_ldp.optim import minimize_box_quadratic
+    >>> minimize_box_quadratic(np.eye(2), np.array([0.5, 3.0]), -np.ones(2),
+    ...                        np.ones(2)).round(6).tolist()
+    [0.5, 1.0]
+    """
+    quadratic = project_psd(np.asarray(quadratic, dtype=float))
+    linear = np.asarray(linear, dtype=float)
+    lower, upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+    start = np.clip(np.linalg.pinv(quadratic) @ linear, lower, upper)
+
+    def objective(theta):
+        grad = quadratic @ theta - linear
+        return float(theta @ (grad - linear)), 2.0 * grad
+
+    result = minimize(
+        objective,
+        start,
+        jac=True,
+        method="L-BFGS-B",
+        bounds=list(zip(lower, upper, strict=True)),
+        options={"ftol": 1e-15, "gtol": 1e-12},
+    )
+    best = np.clip(result.x, lower, upper)
+    return best if objective(best)[0] <= objective(start)[0] else start

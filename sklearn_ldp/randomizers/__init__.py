@@ -34,6 +34,7 @@ from ._gaussian import GaussianMechanism, GaussianRecordRandomizer, encode_label
 from ._genprot import GenProtMechanism, genprot_epsilon
 from ._ldp_avg import VectorAverageRandomizer
 from ._marginals import MarginalRandomizer, SubsetIndex, monomial_exponents
+from ._privunit import PrivUnitGRandomizer
 from ._reports import Reports, config_fingerprint, describe_config_mismatch
 from ._sampling import (
     IntegerSampler,
@@ -72,6 +73,7 @@ __all__ = [
     "NoiseSource",
     "ORPolynomial",
     "PiecewiseMechanism",
+    "PrivUnitGRandomizer",
     "REJECTION_REASONS",
     "RandomFourierFeatures",
     "RandomProjection",

@@ -33,6 +33,10 @@ from ._scalar import (
 
 MECHANISMS = ("full_grid", "laplace", "duchi", "piecewise", "bassily_smith", "genprot")
 PARTITION_MECHANISMS = MECHANISMS[1:]
+#: What users release: their loss at grid points (seed 001), or one of the
+#: degree-2 monomials of ``(x, 1, y)`` (the sufficient statistics of the
+#: squared loss; partition mechanisms only).
+PROTOCOLS = ("grid", "moments")
 #: The named losses users may evaluate: the residual losses of the registry
 #: (functions of ``y - <w, x> - b``).
 RESIDUAL_LOSSES = tuple(
@@ -111,6 +115,54 @@ def builtin_loss_bound(
     return float(values.max())
 
 
+def moment_ranges(n_features, fit_intercept, *, data_norm, y_bound):
+    """Public ranges ``(lower, upper)`` of the monomials users release with ``'moments'``.
+
+    The monomials, in this order: ``x_j x_l`` (``j <= l``), then ``x_j``
+    (with an intercept), ``x_j y``, ``y`` (with an intercept), and ``y^2``
+    (so the risk itself, not only its differences, is estimated). With
+    ``||x||_2 <= D`` and ``|y| <= Y``: ``x_j^2`` is in ``[0, D^2]``,
+    ``x_j x_l`` (``j < l``) in ``[-D^2 / 2, D^2 / 2]`` (since ``2 |x_j x_l|
+    <= x_j^2 + x_l^2``), ``x_j`` in ``[-D, D]``, ``x_j y`` in
+    ``[-D Y, D Y]``, ``y`` in ``[-Y, Y]`` and ``y^2`` in ``[0, Y^2]``. All
+    bounds are attained.
+
+    Returns
+    -------
+    lower, upper : ndarray of shape (n_moments,)
+    """
+    d = int(n_features)
+    rows, cols = np.triu_indices(d)
+    square = np.where(rows == cols, 0.0, -0.5 * data_norm**2)
+    upper_square = np.where(rows == cols, 1.0, 0.5) * data_norm**2
+    lower = [square]
+    upper = [upper_square]
+    if fit_intercept:
+        lower.append(np.full(d, -data_norm))
+        upper.append(np.full(d, data_norm))
+    lower.append(np.full(d, -data_norm * y_bound))
+    upper.append(np.full(d, data_norm * y_bound))
+    if fit_intercept:
+        lower.append(np.array([-y_bound]))
+        upper.append(np.array([y_bound]))
+    lower.append(np.array([0.0]))
+    upper.append(np.array([y_bound**2]))
+    return np.concatenate(lower), np.concatenate(upper)
+
+
+def moment_values(X, y, fit_intercept):
+    """Every monomial of :func:`moment_ranges` for each user: ``(n_users, n_moments)``."""
+    rows, cols = np.triu_indices(X.shape[1])
+    parts = [X[:, rows] * X[:, cols]]
+    if fit_intercept:
+        parts.append(X)
+    parts.append(X * y[:, None])
+    if fit_intercept:
+        parts.append(y[:, None])
+    parts.append(y[:, None] ** 2)
+    return np.hstack(parts)
+
+
 def scalar_mechanism(mechanism, epsilon, n_grid):
     """The mechanism one released (normalized) loss value goes through.
 
@@ -152,6 +204,14 @@ class BernsteinLossRandomizer(LocalRandomizer):
       ``value`` (Laplace, Duchi, piecewise), ``public_z`` and ``bit``
       (Bassily-Smith) or ``public_value`` and ``index`` (GenProt).
 
+    * ``protocol='moments'`` (squared loss, partition mechanisms): instead
+      of a loss, the user's group picks one monomial of degree at most 2 of
+      ``(x, 1, y)`` (:func:`moment_ranges`: ``x_j x_l``, ``x_j``, ``x_j
+      y``, ``y``, ``y^2``), which it maps from its public range to ``[0, 1]`` and
+      releases. The group means are unbiased for the moments that define
+      the squared risk at every coefficient vector, with no approximation
+      bias and a few groups instead of ``(k + 1)^q``.
+
     Guarantee: each user's record is epsilon-LDP, for what is actually
     sampled (every reported number is on the mechanism's lattice, the
     randomizer's ``granularity``). The released values are functions of
@@ -186,6 +246,9 @@ class BernsteinLossRandomizer(LocalRandomizer):
     loss_bound : float or None
         Public maximum of the loss; derived for built-in losses when None,
         required for a callable.
+    protocol : {'grid', 'moments'}, default='grid'
+        What users release; ``'moments'`` needs ``loss='squared'``, a
+        partition mechanism and ``degree=2`` (the degree of the monomials).
 
     Examples
     --------
@@ -212,6 +275,7 @@ class BernsteinLossRandomizer(LocalRandomizer):
         y_bound=1.0,
         huber_delta=1.0,
         loss_bound=None,
+        protocol="grid",
     ):
         self.n_features = int(n_features)
         if self.n_features < 1:
@@ -226,6 +290,17 @@ class BernsteinLossRandomizer(LocalRandomizer):
                 f"mechanism must be one of {MECHANISMS}, got {mechanism!r}."
             )
         self.mechanism = mechanism
+        if protocol not in PROTOCOLS:
+            raise ValueError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}.")
+        self.protocol = protocol
+        if protocol == "moments" and (
+            loss != "squared" or mechanism == "full_grid" or self.degree != 2
+        ):
+            raise ValueError(
+                "protocol='moments' releases the degree-2 monomials of the squared "
+                "loss: it needs loss='squared', a partition mechanism and degree=2, "
+                f"got loss={loss!r}, mechanism={mechanism!r}, degree={degree!r}."
+            )
         self.fit_intercept = bool(fit_intercept)
         self.n_coef = self.n_features + int(self.fit_intercept)
         self.n_grid = (self.degree + 1) ** self.n_coef
@@ -265,6 +340,13 @@ class BernsteinLossRandomizer(LocalRandomizer):
                 huber_delta=self.huber_delta,
             )
         self.loss_bound = check_bound(loss_bound, name="loss_bound")
+        if protocol == "moments":
+            self.moment_lower, self.moment_upper = moment_ranges(
+                self.n_features,
+                self.fit_intercept,
+                data_norm=self.data_norm,
+                y_bound=self.y_bound,
+            )
         self.scalar_mechanism = scalar_mechanism(
             self.mechanism, self.requested_epsilon, self.n_grid
         )
@@ -287,6 +369,8 @@ class BernsteinLossRandomizer(LocalRandomizer):
     @property
     def n_groups(self):
         """Groups of the public partition (1 for the full grid: every user reports all)."""
+        if self.protocol == "moments":
+            return self.moment_lower.size
         return 1 if self.mechanism == "full_grid" else self.n_grid
 
     @property
@@ -306,7 +390,7 @@ class BernsteinLossRandomizer(LocalRandomizer):
         return 64
 
     def _config(self):
-        return {
+        config = {
             "degree": self.degree,
             "mechanism": self.mechanism,
             "loss": self.loss_name,
@@ -318,6 +402,9 @@ class BernsteinLossRandomizer(LocalRandomizer):
             "data_norm": self.data_norm,
             "y_bound": self.y_bound,
         }
+        if self.protocol != "grid":  # grid configurations keep their old form
+            config["protocol"] = self.protocol
+        return config
 
     def grid_points(self, indices=None):
         """Coefficient vectors of grid points (all of them, or the given indices)."""
@@ -332,6 +419,8 @@ class BernsteinLossRandomizer(LocalRandomizer):
         """Users per chunk: bounded temporaries (cache-sized for the full grid)."""
         if self.mechanism == "full_grid":
             return chunk_rows(self.n_grid, budget=FULL_VECTOR_CHUNK_VALUES)
+        if self.protocol == "moments":
+            return chunk_rows(self.n_groups)
         # A callable loss is evaluated on (distinct points, users) blocks.
         if callable(self.loss):
             return chunk_rows(min(self.n_grid, isqrt(CHUNK_VALUES)))
@@ -341,7 +430,7 @@ class BernsteinLossRandomizer(LocalRandomizer):
         mechanism = self.scalar_mechanism
         if self.mechanism == "full_grid":
             return {"values": mechanism.report_support((self.n_grid,))}
-        support = {"group": group_support(self.n_grid)}
+        support = {"group": group_support(self.n_groups)}
         if self.mechanism == "genprot":
             low, high = mechanism.window
             support["public_value"] = FieldSupport((), low, high, mechanism.granularity)
@@ -378,6 +467,13 @@ class BernsteinLossRandomizer(LocalRandomizer):
             residual = residual - points[:, -1]
         values = self._residual_loss.value(residual)
         return np.clip(values / self.loss_bound, 0.0, 1.0)
+
+    def normalized_moment(self, X, y, groups):
+        """Monomial ``groups[i]`` of each clipped record, mapped from its range to [0, 1]."""
+        values = moment_values(X, y, self.fit_intercept)
+        values = values[np.arange(X.shape[0]), groups]
+        lower, upper = self.moment_lower[groups], self.moment_upper[groups]
+        return np.clip((values - lower) / (upper - lower), 0.0, 1.0)
 
     def normalized_loss_grid(self, X, y, points):
         """Normalized losses of every user at every given point: ``(n_users, n_points)``."""
@@ -433,8 +529,11 @@ class BernsteinLossRandomizer(LocalRandomizer):
         if self.mechanism == "full_grid":
             losses = self.normalized_loss_grid(Xc, yc, self.grid_points())
             return {"values": mechanism.randomize(losses, random_state=source)}
-        groups = random_groups(public, X.shape[0], self.n_grid)
-        losses = self.normalized_loss(Xc, yc, groups)
+        groups = random_groups(public, X.shape[0], self.n_groups)
+        if self.protocol == "moments":
+            losses = self.normalized_moment(Xc, yc, groups)
+        else:
+            losses = self.normalized_loss(Xc, yc, groups)
         if self.mechanism in ("bassily_smith", "genprot"):
             released = mechanism.randomize(losses, random_state=source, public=public)
             first, second = self.value_fields

@@ -260,3 +260,94 @@ def test_laplace_report_is_the_foundation_mechanism():
     mech = BernsteinLossRandomizer(1, epsilon=3.0, degree=2, mechanism="laplace")
     assert isinstance(mech.scalar_mechanism, LaplaceMechanism)
     assert mech.scalar_mechanism.scale == pytest.approx(1 / 3.0)
+
+
+# ---------------------------------------------------------------- moments protocol
+
+
+def test_moments_are_unbiased_within_their_standard_error():
+    """protocol='moments': each group's mean, mapped back to the monomial's
+    range, is unbiased for that monomial's mean over its users. Data fixed,
+    R = 300 repetitions of the users' noise; the average's deviation from
+    the exact group mean must stay within 4.5 standard errors (the
+    documented worst-case variance on [0, 1], times the squared width, over
+    the group's users and R), per moment."""
+    from sklearn_ldp.aggregation import bernstein_report_estimates
+    from sklearn_ldp.randomizers._bernstein import moment_ranges, moment_values
+
+    X, y = linear_data(2000, seed=2)
+    rand = BernsteinLossRandomizer(
+        1, epsilon=1.0, degree=2, mechanism="piecewise", protocol="moments"
+    )
+    lower, upper = moment_ranges(1, True, data_norm=1.0, y_bound=1.0)
+    assert rand.n_groups == lower.size == 5
+    exact = moment_values(X, y, True)
+    worst = rand.scalar_mechanism.variance(np.linspace(0, 1, 21)).max()
+    deviations = np.zeros(rand.n_groups)
+    repeats = 300
+    for seed in range(repeats):
+        groups, estimates = bernstein_report_estimates(
+            rand, rand.randomize(X, y, random_state=seed)
+        )
+        counts = np.bincount(groups, minlength=rand.n_groups)
+        means = np.bincount(groups, weights=estimates, minlength=rand.n_groups)
+        truth = np.bincount(
+            groups, weights=exact[np.arange(len(y)), groups], minlength=rand.n_groups
+        )
+        deviations += (means - truth) / counts / repeats
+    sd = (upper - lower) * np.sqrt(worst / (len(y) / rand.n_groups) / repeats)
+    assert np.all(np.abs(deviations) <= 4.5 * sd), deviations / sd
+
+
+def test_moments_protocol_refuses_what_it_cannot_release():
+    with pytest.raises(ValueError, match="moments"):
+        BernsteinLossRandomizer(
+            1, epsilon=1.0, degree=2, loss="huber", protocol="moments"
+        )
+    with pytest.raises(ValueError, match="moments"):
+        BernsteinLossRandomizer(
+            1, epsilon=1.0, degree=2, mechanism="full_grid", protocol="moments"
+        )
+    config = BernsteinLossRandomizer(
+        1, epsilon=1.0, degree=2, protocol="moments"
+    ).get_config()
+    assert config["protocol"] == "moments"
+    assert (
+        "protocol" not in BernsteinLossRandomizer(1, epsilon=1.0, degree=2).get_config()
+    )
+
+
+class _MomentsTooLittleNoise(BernsteinLossRandomizer):
+    """Broken on purpose: claims epsilon, releases at 2 epsilon."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.scalar_mechanism = scalar_mechanism(self.mechanism, 2.0 * self.epsilon, 1)
+
+
+@pytest.mark.parametrize("mechanism", ["piecewise", "duchi"])
+@pytest.mark.parametrize("broken", [False, True])
+def test_moments_privacy_audit(mechanism, broken):
+    """Records a = (x = 50, y = -9) and b = (x = 50, y = 9), clipped to (1, -1)
+    and (1, 1): without an intercept the monomials x^2, x y, y^2 are (1, -1, 1)
+    and (1, 1, 1), so group 1 (x y) releases the two ends of [0, 1] and the
+    others the same value; the statistic keeps group 1's release (the other
+    groups map to one common value)."""
+    cls = _MomentsTooLittleNoise if broken else BernsteinLossRandomizer
+    rand = cls(
+        1,
+        epsilon=1.0,
+        degree=2,
+        mechanism=mechanism,
+        fit_intercept=False,
+        protocol="moments",
+    )
+    assert rand.n_groups == 3
+
+    def statistic(m):
+        return np.where(m[:, 0] == 1, m[:, 1], -100.0)
+
+    result = audit_randomizer(
+        rand, RECORD_A, RECORD_B, n_draws=100_000, statistic=statistic, random_state=1
+    )
+    assert result.passed is not broken, result

@@ -52,6 +52,10 @@ RECORD_RANDOMIZERS = {
         lambda: randomizers.MarginalRandomizer(4, epsilon=1.0, k=2),
         lambda: _records(4, binary=True),
     ),
+    "PrivUnitGRandomizer": (
+        lambda: randomizers.PrivUnitGRandomizer(2, epsilon=1.0),
+        lambda: (_records(2)[0], None),
+    ),
     "TrigonometricRandomizer": (
         lambda: randomizers.TrigonometricRandomizer(1, epsilon=1.0, degree=3),
         lambda: _records(1),

@@ -1,0 +1,1 @@
+"""Competitors run in their own virtual environments, through subprocesses."""

@@ -1,0 +1,390 @@
+"""Choosing from reports alone: debiased moments per fold and held-out risks.
+
+ALGORITHMS.md section 7. Users send Gaussian reports ``z = x + sigma_x xi``
+(features, scaled to the unit ball) and ``t = y + sigma_t eta`` (a target,
+or one noisy +-1 label per one-vs-rest output), all noise coordinates
+independent with mean zero. The server draws a public random partition of
+the *reports* into ``K`` folds and keeps, per fold, the sums
+
+    sum [z, 1] [z, 1]^T,   sum [z, 1] t^T,   sum t * t,   n,
+
+so every fold's moments, and those of any union of folds, are available
+without another pass over the reports. Debiased (``E`` over the noise):
+
+    E[z z^T] = x x^T + sigma_x^2 I,   E[z t^T] = x y^T,   E[t_c^2] = y_c^2 + sigma_t^2,
+
+hence for any linear scorer ``s = W^T [x, 1]`` fixed before fold ``k`` is
+looked at (fitted on the other folds), fold ``k``'s debiased moments give
+unbiased estimates of ``E[y_c s_c]``, ``E[s_c^2]`` and of the squared-loss
+risk ``E[(y - s)^2]`` (every term is linear in one debiased moment).
+
+Two criteria:
+
+- :func:`squared_risk` (regression): ``sum_c E[(y_c - s_c)^2]``, unbiased.
+- :func:`scaled_margin_risk` (classification): the squared-loss risk of the
+  scorer after a *common positive rescaling* ``s -> a s`` fitted on the
+  training folds. A sign (binary) or an arg max (one-vs-rest) prediction
+  does not change under a positive rescaling, so candidates fitted on
+  different scales (a logistic model on the ball, least squares on +-1
+  labels, the class frequencies) are compared on what they predict; an
+  inverted scorer gets ``a = 0``. Squared loss on +-1 labels is
+  classification-calibrated (Bartlett, Jordan, McAuliffe 2006).
+
+Selection (:func:`cross_validate`, :func:`select_candidate`): every
+candidate is fitted on ``K - 1`` folds and scored on the held-out fold; the
+mean over folds and its standard error (spread of the fold scores) decide,
+with the one-standard-error rule toward the *preferred* candidate (the
+candidates are listed in order of preference). All of this is
+post-processing of the reports: it costs no privacy.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..randomizers import chunk_rows
+from ._sufficient import project_psd
+
+#: Folds of the report-only cross-validation.
+N_FOLDS = 5
+
+
+@dataclass(frozen=True)
+class Moments:
+    """Debiased moments of some reports (one fold or a union of folds).
+
+    ``gram`` is ``E[[x, 1][x, 1]^T]`` (constant last), ``cross`` is
+    ``E[[x, 1] y^T]`` of shape ``(m, n_outputs)``, ``square`` is
+    ``E[y_c^2]`` per output, ``n`` the number of reports.
+    """
+
+    gram: np.ndarray
+    cross: np.ndarray
+    square: np.ndarray
+    n: int
+
+    @property
+    def n_features(self):
+        return self.gram.shape[0] - 1
+
+    @property
+    def mean_target(self):
+        """``E[y]`` per output (the constant column of ``cross``)."""
+        return self.cross[-1]
+
+
+class FoldedMoments:
+    """Per-fold sums of Gaussian reports, for report-only model selection.
+
+    Parameters
+    ----------
+    Z : ndarray of shape (n_reports, n_features)
+        Noisy features (in the units the model is fitted in).
+    T : ndarray of shape (n_reports,) or (n_reports, n_outputs)
+        Noisy targets or +-1 labels.
+    sigma_x : float
+        Standard deviation of every feature's noise.
+    sigma_t : float or array-like of shape (n_outputs,)
+        Standard deviation of each target's noise.
+    n_folds : int, default=N_FOLDS
+    random_state : numpy Generator or RandomState
+        Server randomness: the public partition of the reports.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_ldp.aggregation import FoldedMoments
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-1, 1, size=(200_000, 2))
+    >>> y = X @ [0.5, -0.3]
+    >>> Z = X + 0.5 * rng.standard_normal(X.shape)
+    >>> folded = FoldedMoments(Z, y, sigma_x=0.5, sigma_t=0.0, random_state=rng)
+    >>> np.round(folded.moments().gram[:2, :2], 1).tolist()  # E[x x^T] = I / 3
+    [[0.3, 0.0], [0.0, 0.3]]
+    """
+
+    def __init__(self, Z, T, *, sigma_x, sigma_t, n_folds=N_FOLDS, random_state):
+        Z = np.asarray(Z, dtype=np.float64)
+        T = np.asarray(T, dtype=np.float64)
+        T = T[:, None] if T.ndim == 1 else T
+        n, d = Z.shape
+        m = d + 1
+        self.n_folds = int(n_folds)
+        self.sigma_x = float(sigma_x)
+        self.sigma_t = np.broadcast_to(
+            np.asarray(sigma_t, dtype=np.float64), (T.shape[1],)
+        ).copy()
+        # A uniformly random balanced partition (public server randomness).
+        folds = np.resize(np.arange(self.n_folds), n)
+        random_state.shuffle(folds)
+        self.fold_of = folds
+        self.counts = np.bincount(folds, minlength=self.n_folds)
+        self.zz = np.zeros((self.n_folds, m, m))
+        self.zt = np.zeros((self.n_folds, m, T.shape[1]))
+        self.tt = np.zeros((self.n_folds, T.shape[1]))
+        step = chunk_rows(m + T.shape[1])
+        for start in range(0, n, step):  # chunks of users, not single users
+            rows = slice(start, start + step)
+            block = np.hstack([Z[rows], np.ones((Z[rows].shape[0], 1))])
+            targets, which = T[rows], folds[rows]
+            for k in range(self.n_folds):  # a loop over folds (K = 5)
+                mask = which == k
+                part = block[mask]
+                self.zz[k] += part.T @ part
+                self.zt[k] += part.T @ targets[mask]
+                self.tt[k] += np.sum(targets[mask] ** 2, axis=0)
+
+    @property
+    def n(self):
+        return int(self.counts.sum())
+
+    def moments(self, folds=None, *, exclude=None):
+        """Debiased :class:`Moments` of ``folds`` (default: all but ``exclude``)."""
+        if folds is None:
+            folds = [k for k in range(self.n_folds) if k != exclude]
+        folds = np.atleast_1d(folds)
+        n = int(self.counts[folds].sum())
+        if n == 0:
+            raise ValueError("No reports in these folds.")
+        gram = self.zz[folds].sum(axis=0) / n
+        gram[np.arange(gram.shape[0] - 1), np.arange(gram.shape[0] - 1)] -= (
+            self.sigma_x**2
+        )
+        cross = self.zt[folds].sum(axis=0) / n
+        square = self.tt[folds].sum(axis=0) / n - self.sigma_t**2
+        return Moments(0.5 * (gram + gram.T), cross, square, n)
+
+
+# ------------------------------------------------------------------ criteria
+def squared_risk(moments, W, train=None):
+    """Unbiased ``sum_c E[(y_c - s_c)^2]`` of the scorer ``s = W^T [x, 1]``.
+
+    ``train`` (the moments the scorer was fitted on) is not used: the
+    signature of every criterion of :func:`cross_validate`.
+    """
+    W = np.asarray(W, dtype=np.float64).reshape(moments.gram.shape[0], -1)
+    quadratic = np.einsum("ic,ij,jc->", W, moments.gram, W)
+    return float(moments.square.sum() - 2.0 * np.sum(moments.cross * W) + quadratic)
+
+
+def scaled_margin_risk(moments, W, train, label_square=None, ridge=0.0):
+    """Held-out squared-loss risk of ``a W^T [x, 1]``, ``a >= 0`` fitted on ``train``.
+
+    The common scale ``a = max(0, C_train) / E_train`` is the least-squares
+    rescaling of the scorer on the training moments (``C = sum_c E[y_c
+    s_c]``, ``E = sum_c E[s_c^2]``, the Gram matrix projected onto the PSD
+    cone so that ``E > 0``). With ``a`` fixed, the held-out estimate
+
+        sum_c E[y_c^2] - 2 a C_held_out + a^2 E_held_out
+
+    is linear in the held-out debiased moments, hence unbiased. Its
+    variance grows like ``(a sigma_x ||w||)^4``: a scorer that needs a large
+    rescaling of a large ``w`` is scored with a large standard error, which
+    :func:`select_candidate` takes into account. ``label_square`` is the
+    known ``sum_c E[y_c^2]`` (the number of outputs for +-1 labels);
+    default: its debiased estimate. An inverted or empty scorer gets ``a =
+    0`` (the risk of predicting 0). ``ridge`` is added to the feature block
+    of the training Gram matrix when fitting ``a``: directions where the
+    debiased Gram matrix is below its noise scale (clipped to 0 by the PSD
+    projection) would otherwise make ``E_train`` tiny and ``a`` huge, and
+    the held-out estimate explode with ``a^2``.
+    """
+    W = np.asarray(W, dtype=np.float64).reshape(moments.gram.shape[0], -1)
+    total = moments.square.sum() if label_square is None else float(label_square)
+    correlation = float(np.sum(train.cross * W))
+    gram = project_psd(train.gram)
+    features = np.arange(gram.shape[0] - 1)
+    gram[features, features] += ridge
+    energy = float(np.einsum("ic,ij,jc->", W, gram, W))
+    if correlation <= 0.0 or energy <= 0.0:
+        return total
+    scale = correlation / energy
+    held_correlation = float(np.sum(moments.cross * W))
+    held_energy = float(np.einsum("ic,ij,jc->", W, moments.gram, W))
+    return total - 2.0 * scale * held_correlation + scale**2 * held_energy
+
+
+# ---------------------------------------------------------------- candidates
+def constant_model(moments, fit_intercept=True):
+    """``W`` of the intercept-only scorer: ``E[y]`` per output (0 without intercept)."""
+    W = np.zeros((moments.gram.shape[0], moments.cross.shape[1]))
+    if fit_intercept:
+        W[-1] = moments.mean_target
+    return W
+
+
+def least_squares_path(moments, alphas, fit_intercept=True):
+    """Debiased ridge least squares for each ``alpha``: ``(n_alphas, m, n_outputs)``.
+
+    Minimizes ``E[(y - W^T [x, 1])^2] + alpha ||W_x||^2`` with the debiased
+    Gram matrix projected onto the PSD cone (the intercept is not penalized;
+    without ``fit_intercept`` its row is 0).
+    """
+    m = moments.gram.shape[0]
+    keep = m if fit_intercept else m - 1
+    gram = project_psd(moments.gram[:keep, :keep])
+    cross = moments.cross[:keep]
+    penalty = np.ones(keep)
+    if fit_intercept:
+        penalty[-1] = 0.0
+    paths = np.zeros((len(alphas), m, cross.shape[1]))
+    for a, alpha in enumerate(alphas):  # a handful of penalties
+        system = gram + np.diag(alpha * penalty)
+        system[np.diag_indices(keep)] += 1e-12 * max(1.0, np.trace(gram))
+        paths[a, :keep] = np.linalg.lstsq(system, cross, rcond=None)[0]
+    return paths
+
+
+def ridge_alphas(sigma_x, n_features, n_reports, n_alphas=7):
+    """A public grid of ridge penalties around the noise scale of the Gram matrix.
+
+    The debiased Gram matrix of ``n`` reports fluctuates by about
+    ``sigma_x^2 sqrt(d / n)`` in operator norm (a Wishart's spread), so the
+    grid spans ``10^-1 .. 10^2`` times that scale (floored at ``1e-6``, the
+    non-private limit), a function of public quantities only.
+    """
+    scale = max(sigma_x**2 * np.sqrt(max(n_features, 1) / max(n_reports, 1)), 1e-6)
+    return scale * np.logspace(-1, 2, n_alphas)
+
+
+def signal_test(moments, sigma_x, sigma_t):
+    """p-value of "the labels are uncorrelated with the features" from reports.
+
+    Under ``E[x y^T] = 0`` each entry of the debiased ``E[z t^T]`` (features
+    only) is a mean of ``n`` independent terms of variance about ``(E[y_c^2]
+    + sigma_t^2) (E[x_j^2] + sigma_x^2)``, so ``n sum_jc E[z_j t_c]^2 /
+    variance_jc`` is approximately chi-square with ``d * n_outputs``
+    degrees of freedom (one-vs-rest labels are dependent across outputs:
+    the test is then approximate). A large p-value says the reports cannot
+    tell the labels' direction from noise: a scorer fitted on them points in
+    a random direction, whose expected accuracy is at most that of the
+    majority class.
+    """
+    from scipy.stats import chi2
+
+    d = moments.gram.shape[0] - 1
+    second = np.clip(np.diag(moments.gram)[:d], 0.0, None)
+    label = np.clip(moments.square, 0.0, None)
+    variance = np.outer(second + sigma_x**2, label + np.asarray(sigma_t) ** 2)
+    statistic = moments.n * float(np.sum(moments.cross[:d] ** 2 / variance))
+    return float(chi2.sf(statistic, d * moments.cross.shape[1]))
+
+
+def directional_signal_test(folded, fit):
+    """One-sided p-value of "no signal" along directions fitted on other folds.
+
+    For each fold ``k`` the scorer ``W = fit(moments of the other folds)``
+    is fixed before fold ``k`` is read; fold ``k``'s centred covariance
+    ``sum_c (E_k[t_c w_c^T z] - E_k[t_c] E_k[w_c^T z])`` then has mean 0
+    when the labels are independent of the features, and per-report
+    variance ``sum_c Var(t_c) Var(w_c^T z)`` (from the fold's debiased
+    moments plus the known noise). The folds' sums are added (given the
+    directions, the held-out noise is independent across folds) into one
+    z-statistic. Where the chi-square :func:`signal_test` spreads its power
+    over every coordinate, this one puts it on the direction the model
+    would use: it detects a signal spread over many features.
+    """
+    from scipy.stats import norm
+
+    total, variance = 0.0, 0.0
+    d = folded.zz.shape[1] - 1
+    for k in range(folded.n_folds):  # K folds
+        if folded.counts[k] < 2 or folded.counts[k] == folded.n:
+            continue
+        W = fit(folded.moments(exclude=k))[:d]
+        held = folded.moments([k])
+        mean_z = held.gram[:d, -1]
+        mean_t = held.mean_target
+        covariance = np.sum(held.cross[:d] * W) - float(mean_t @ (mean_z @ W))
+        var_t = np.clip(held.square + folded.sigma_t**2 - mean_t**2, 0.0, None)
+        gram = held.gram[:d, :d] + folded.sigma_x**2 * np.eye(d)
+        var_s = np.einsum("ic,ij,jc->c", W, gram, W) - (mean_z @ W) ** 2
+        total += held.n * covariance
+        variance += held.n * float(np.sum(var_t * np.clip(var_s, 0.0, None)))
+    if variance <= 0.0:
+        return 1.0
+    return float(norm.sf(total / np.sqrt(variance)))
+
+
+# ----------------------------------------------------------------- selection
+@dataclass(frozen=True)
+class Candidate:
+    """A model the server can fit from reports: ``fit(train) -> W``.
+
+    ``train`` is a :class:`Moments` when ``needs_rows`` is False, else the
+    pair ``(moments, rows)`` with ``rows`` the boolean mask of the training
+    reports (for candidates that need the reports themselves). ``params`` is
+    shown in ``cv_results_``.
+    """
+
+    name: str
+    fit: object
+    params: dict
+    needs_rows: bool = False
+
+
+def cross_validate(folded, candidates, criterion):
+    """Held-out criterion of every candidate on every fold.
+
+    Returns
+    -------
+    scores : ndarray of shape (n_candidates, n_folds)
+    """
+    scores = np.full((len(candidates), folded.n_folds), np.nan)
+    for k in range(folded.n_folds):  # K folds
+        if folded.counts[k] == 0 or folded.counts[k] == folded.n:
+            continue
+        train = folded.moments(exclude=k)
+        held_out = folded.moments([k])
+        rows = folded.fold_of != k
+        for c, candidate in enumerate(candidates):
+            W = candidate.fit((train, rows) if candidate.needs_rows else train)
+            scores[c, k] = criterion(held_out, W, train)
+    return scores
+
+
+def select_candidate(scores, candidates):
+    """Index of the chosen candidate and the ``cv_results_`` dictionary.
+
+    Each candidate's mean over folds and its standard error ``std / sqrt(K)``
+    are reported. The reference is the candidate with the lowest *upper*
+    bound ``mean + std_error`` (a noisy candidate whose mean is low by
+    chance is not a reference). The chosen one is the *first* (most
+    preferred) candidate whose mean exceeds the reference's by at most one
+    standard error of the *paired* difference (the folds are shared, so the
+    difference's spread over folds is free of the noise common to all
+    candidates): a less preferred candidate must be better by a margin the
+    folds can see.
+    """
+    valid = np.all(np.isfinite(scores), axis=0)
+    if not valid.any():
+        zeros = np.zeros(len(candidates))
+        return 0, _results(candidates, scores, zeros, 0, zeros)
+    kept = scores[:, valid]
+    mean = kept.mean(axis=1)
+    std_error = _standard_error(kept)
+    reference = int(np.argmin(mean + std_error))
+    difference_error = _standard_error(kept - kept[reference])
+    chosen = int(np.flatnonzero(mean <= mean[reference] + difference_error)[0])
+    return chosen, _results(candidates, scores, mean, chosen, std_error)
+
+
+def _standard_error(values):
+    if values.shape[1] < 2:
+        return np.zeros(values.shape[0])
+    return values.std(axis=1, ddof=1) / np.sqrt(values.shape[1])
+
+
+def _results(candidates, scores, mean, chosen, std_error):
+    order = np.argsort(mean, kind="stable")
+    rank = np.empty(len(mean), dtype=int)
+    rank[order] = np.arange(1, len(mean) + 1)
+    return {
+        "candidate": np.array([c.name for c in candidates], dtype=object),
+        "params": [dict(c.params) for c in candidates],
+        "mean_risk": mean,
+        "std_error": std_error,
+        "split_risks": scores,
+        "rank": rank,
+        "selected": np.arange(len(candidates)) == chosen,
+    }

@@ -1,0 +1,121 @@
+"""PrivUnitGRandomizer: calibration, lattice reports, unbiased moments, privacy audits."""
+
+import math
+
+import numpy as np
+import pytest
+
+from sklearn_ldp.accounting import privunit_moment_variance
+from sklearn_ldp.randomizers import PrivUnitGRandomizer, Reports
+from sklearn_ldp.utils import audit_randomizer
+
+Z = 5.0
+
+
+def assert_matches(errors, predicted):
+    errors = np.asarray(errors)
+    tolerance = Z * errors.std(ddof=1) / math.sqrt(errors.size)
+    assert abs(errors.mean() - predicted) <= tolerance, (errors.mean(), predicted)
+
+
+@pytest.mark.parametrize("epsilon,d", [(0.5, 2), (2.0, 5), (8.0, 3)])
+def test_estimates_are_unbiased_with_the_predicted_variance(epsilon, d):
+    rand = PrivUnitGRandomizer(d, epsilon=epsilon, data_norm=2.0)
+    x = np.linspace(-0.8, 0.6, d)  # data units, ||x|| < 2
+    n = 200_000
+    reports = rand.randomize(np.tile(x, (n, 1)), random_state=0)
+    unit = x / 2.0
+    predicted = rand.variance(unit)
+    x_hat = rand.estimate_mean(reports)
+    se = x_hat.std(axis=0, ddof=1) / math.sqrt(n)
+    assert np.all(np.abs(x_hat.mean(axis=0) - x) <= Z * se)
+    assert_matches((((x_hat - x) / 2.0) ** 2).sum(axis=1), predicted.mean)
+    V = rand._standardized(reports)
+    per_user = (np.einsum("ni,nj->nij", V, V) - np.eye(d)) / rand.second_moment_scale
+    errors = ((per_user - np.outer(unit, unit)) ** 2).sum(axis=(1, 2))
+    assert_matches(errors, predicted.second_moment)
+    # The server's mean of the per-user estimates, in data units.
+    M = rand.estimate_second_moment(reports)
+    se = 4.0 * per_user.reshape(n, -1).std(axis=0, ddof=1) / math.sqrt(n)
+    assert np.all(np.abs(M - np.outer(x, x)).ravel() <= Z * se)
+
+
+def test_predicted_variance_matches_the_accountant():
+    rand = PrivUnitGRandomizer(6, epsilon=2.0)
+    ideal = privunit_moment_variance(
+        6, 2.0, base="gaussian", min_cap_probability=1 / 64
+    )
+    assert rand.budget_split == ideal.parameters["budget_split"]
+    # The lattice law moves the cap by under a cell: variances within 1%.
+    assert rand.variance().second_moment == pytest.approx(ideal.second_moment, rel=1e-2)
+    assert rand.variance().mean == pytest.approx(ideal.mean, rel=1e-2)
+    assert rand.provided_epsilon <= rand.epsilon == 2.0
+
+
+def test_reports_lie_on_the_lattice_and_validate():
+    rand = PrivUnitGRandomizer(3, epsilon=1.0)
+    X = np.random.default_rng(0).standard_normal((5_000, 3)) * 3.0  # clipped
+    reports = rand.randomize(X, random_state=1)
+    valid, reasons = rand.validate_reports(reports)
+    assert valid.all() and reasons == {}
+    values = reports["x"]
+    assert np.all(values / rand.granularity == np.rint(values / rand.granularity))
+    config = reports.config
+    assert config["randomizer"] == "PrivUnitGRandomizer" and config["delta"] == 0.0
+    forged = values.copy()
+    forged[0, 0] += rand.granularity / 2  # off the lattice
+    forged[1, 1] = 1e3  # outside the support
+    forged[2, 2] = np.nan
+    valid, reasons = rand.validate_reports(Reports({"x": forged}, config))
+    assert valid.sum() == len(valid) - 3
+    assert reasons == {"off the lattice": 1, "outside the support": 1, "not finite": 1}
+
+
+def test_seeds_and_secure_source():
+    rand = PrivUnitGRandomizer(2, epsilon=1.0)
+    X = np.zeros((100, 2))
+    a = rand.randomize(X, random_state=3)["x"]
+    assert np.array_equal(a, rand.randomize(X, random_state=3)["x"])
+    assert not np.array_equal(a, rand.randomize(X, random_state=4)["x"])
+    secure = rand.randomize(X)["x"]
+    assert rand.validate_reports(Reports({"x": secure}, rand.get_config()))[0].all()
+
+
+def test_invalid_parameters():
+    with pytest.raises(ValueError):
+        PrivUnitGRandomizer(0, epsilon=1.0)
+    with pytest.raises(ValueError):
+        PrivUnitGRandomizer(2, epsilon=-1.0)
+    with pytest.raises(ValueError):
+        PrivUnitGRandomizer(2, epsilon=1.0, target="variance")
+    with pytest.raises(ValueError):
+        PrivUnitGRandomizer(2, epsilon=1.0, budget_split=1.0)
+
+
+def _cap_statistic(matrix):
+    """Projection on the first axis: the cap event of the two records."""
+    return matrix[:, 0]
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 2.0])
+def test_privacy_audit(epsilon):
+    # Records far outside the ball exercise the clipping; u = +-e_1.
+    rand = PrivUnitGRandomizer(2, epsilon=epsilon)
+    result = audit_randomizer(
+        rand, ([50.0, 0.0], None), ([-50.0, 0.0], None), statistic=_cap_statistic
+    )
+    assert result.passed
+    # The cap event is the worst case: the audit certifies most of epsilon.
+    assert result.epsilon_lower_bound > 0.8 * epsilon
+
+
+def test_audit_rejects_an_understated_epsilon():
+    rand = PrivUnitGRandomizer(2, epsilon=2.0)
+    result = audit_randomizer(
+        rand,
+        ([50.0, 0.0], None),
+        ([-50.0, 0.0], None),
+        epsilon=1.5,
+        statistic=_cap_statistic,
+    )
+    assert not result.passed
