@@ -295,7 +295,7 @@ def tensor_weights(rows):
 
 
 def bernstein_weights(points, degree, order):
-    """Weights ``w(t)`` with ``B^(h) f (t) = w(t) . f`` for grid values ``f``.
+    """Weights ``w(t)`` with ``B^(h) f (t) = w(t) @ f`` for grid values ``f``.
 
     The iterated Bernstein polynomial is linear in the grid values:
     ``w(t) = (b(t_1)^T A_h) (x) ... (x) (b(t_q)^T A_h)``. Its variance at
