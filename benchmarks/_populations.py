@@ -229,17 +229,31 @@ def _logistic_10d(n, rng, p=10):
     return X, (rng.uniform(size=n) < expit(X @ w + 0.3)).astype(int)
 
 
-def _breast_cancer(n, rng):
-    # Standardization constants from the 569 rows, treated as public (a real
-    # deployment would fix them from domain knowledge); a small jitter makes
-    # resampled users distinct.
-    data = load_breast_cancer()
-    standardized = (data.data - data.data.mean(axis=0)) / data.data.std(axis=0)
-    rows = rng.randint(len(standardized), size=n)
-    X = standardized[rows] + 0.05 * rng.standard_normal((n, standardized.shape[1]))
-    X /= 2.0 * np.sqrt(standardized.shape[1])
-    X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))
-    return X, data.target[rows]
+def _standardized_resample(loader):
+    """Users resampled from a bundled data set, in the unit ball.
+
+    Standardization constants from the data set's rows, treated as public (a
+    real deployment would fix them from domain knowledge); a small jitter
+    (0.05 standard deviations) makes resampled users distinct; the public
+    scale ``1 / (2 sqrt(d))`` puts most rows in the unit ball, users clip the
+    rest.
+    """
+
+    def sampler(n, rng):
+        data = loader()
+        standardized = (data.data - data.data.mean(axis=0)) / data.data.std(axis=0)
+        rows = rng.randint(len(standardized), size=n)
+        X = standardized[rows] + 0.05 * rng.standard_normal((n, standardized.shape[1]))
+        X /= 2.0 * np.sqrt(standardized.shape[1])
+        X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))
+        return X, data.target[rows]
+
+    return sampler
+
+
+_breast_cancer = _standardized_resample(load_breast_cancer)
+#: Three cultivars, 13 chemical measurements.
+_wine = _standardized_resample(load_wine)
 
 
 def _classification_54d(n, rng, d=54, informative=20, redundant=10):
@@ -282,18 +296,6 @@ def _digits_binary(split):
         return data.data[rows] / 128.0, (data.target[rows] >= 5).astype(int)
 
     return sampler
-
-
-def _wine(n, rng):
-    # Three cultivars, 13 chemical measurements; public standardization
-    # constants, jitter 0.05, scale 1 / (2 sqrt(13)), users clip to the ball.
-    data = load_wine()
-    standardized = (data.data - data.data.mean(axis=0)) / data.data.std(axis=0)
-    rows = rng.randint(len(standardized), size=n)
-    X = standardized[rows] + 0.05 * rng.standard_normal((n, standardized.shape[1]))
-    X /= 2.0 * np.sqrt(standardized.shape[1])
-    X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))
-    return X, data.target[rows]
 
 
 def _digits_multiclass(split):

@@ -499,6 +499,14 @@ class GLMLDPClassifier(
                 random_state=rng,
             )
             oracle = GLMGradientOracle(copies, labels, approx.multiplier, rng)
+            self.selected_model_, self.cv_results_ = "model", None
+            self.selected_params_ = {"coef_norm": radius}
+            n_features = x.shape[-1]
+            W, n_iter = self._minimize_oracle(
+                oracle, approx, z_norm, radius, n_features, rng
+            )
+            self._set_coefficients(W, n_features, data_norm, n_outputs)
+            self.n_iter_ = int(n_iter)
         else:
             sigma_x = float(config["sigma_x"]) / data_norm
             oracle_args = {
@@ -530,23 +538,10 @@ class GLMLDPClassifier(
                 data_norm,
                 rng,
             )
-            self.degree_ = int(degree)
-            self.smoothing_ = smoothing
-            self.poly_coef_ = approx.poly_coef
-            self.approximation_error_ = approx.error
-            return
-        self.selected_model_, self.cv_results_ = "model", None
-        self.selected_params_ = {"coef_norm": radius}
-        n_features = x.shape[-1]
-        W, n_iter = self._minimize_oracle(
-            oracle, approx, z_norm, radius, n_features, rng
-        )
         self.degree_ = int(degree)
         self.smoothing_ = smoothing
         self.poly_coef_ = approx.poly_coef
         self.approximation_error_ = approx.error
-        self._set_coefficients(W, n_features, data_norm, n_outputs)
-        self.n_iter_ = int(n_iter)
 
     def _minimize_oracle(self, oracle, approx, z_norm, radius, n_features, rng):
         l2_penalty = np.full((oracle.dim, 1), float(self.alpha))
