@@ -22,11 +22,20 @@ Debiased least squares does not apply (no regression target).
 
 Further tables: the order k (gamma = 0, the exact polynomial, against the
 default gamma = 0.2, the Thaler-Ullman-Vadhan polynomial) and the number of
-features p.
+features p; all three run the Chebyshev method (``method='chebyshev'``, the
+estimator's only method when they were written).
 
-Run ``python -m benchmarks.bench_marginals [--quick]``.
+``marginals_methods``: the Chebyshev method, the Hadamard input perturbation
+(Cormode, Kulkarni, Srivastava, SIGMOD 2018) and ``method='auto'`` (the
+estimator's default), k in {1, 2, 3}, p in {8, 12, 16}: the mean squared
+error per cell and the mean total-variation distance of all k-way tables,
+mean +- standard error over seeds, and whether 'auto' is within 2 standard
+errors of the better of the two.
+
+Run ``python -m benchmarks.bench_marginals [--quick] [--experiments NAME ...]``.
 """
 
+import dataclasses
 import itertools
 from math import comb
 
@@ -58,6 +67,8 @@ def flat_tables(estimator, subsets):
 
 
 def ldp(k=K, **params):
+    params = {"method": "chebyshev", **params}
+
     def fit(data, epsilon, seed):
         est = KWayMarginalsLDP(epsilon=epsilon, k=k, random_state=seed, **params)
         est.fit(data.X)
@@ -155,7 +166,8 @@ def notes(table, run):
         + "; ".join(f"`{pop.name}`: {pop.description}" for pop in populations)
         + f". Error: the largest absolute error over every cell of every {K}-way "
         f"marginal table against the exact tables of the same users; {seeds_text}. "
-        "Columns: `multilinear (default)` = KWayMarginalsLDP defaults (improved: "
+        "Columns: `multilinear (default)` = KWayMarginalsLDP with method='chebyshev' "
+        "and its defaults (improved: "
         "k = 3, gamma = 0.2 (at k = 3 the exact polynomial), one publicly "
         "sampled coordinate of the multilinear vector per user, piecewise "
         "mechanism); `monomial (paper)` = coefficients='monomial' (seed 001 Alg. "
@@ -201,6 +213,100 @@ def features_notes(table, run):
 
 def binary(*features):
     return tuple(POPULATIONS[f"binary_{p}d"] for p in features)
+
+
+# --------------------------------------------------------- methods compared
+MSE, TV = "mse per cell", "mean TV"
+METHOD_NAMES = ("chebyshev", "hadamard", "auto (default)")
+
+
+def method_fit(k, method):
+    def fit(data, epsilon, seed):
+        est = KWayMarginalsLDP(epsilon=epsilon, k=k, method=method, random_state=seed)
+        est.fit(data.X)
+        return k, flat_tables(est, subsets_of(data.X.shape[1], k)), est.method_
+
+    return fit
+
+
+def evaluate_methods(result, data):
+    k, tables, chosen = result
+    if k not in data.cache:
+        data.cache[k] = histogram_tables(data.X, subsets_of(data.X.shape[1], k))
+    error = tables - data.cache[k]
+    return {
+        MSE: float(np.mean(error**2)),
+        TV: float(np.mean(0.5 * np.abs(error).sum(axis=1))),
+        "chose hadamard": float(chosen == "hadamard"),
+    }
+
+
+def compare_methods(population, quick):
+    out = []
+    for k in (1, 2, 3):
+        for name, method in zip(
+            METHOD_NAMES, ("chebyshev", "hadamard", "auto"), strict=True
+        ):
+            out.append(Method(name, method_fit(k, method), "improved", keys={"k": k}))
+    return out
+
+
+def methods_table(table):
+    """Mean +- SE per method and metric; 'auto ok' = within 2 SE of the best."""
+    cells = {}
+    for r in table:
+        key = (r["population"], r["n"], r["epsilon"], r["k"])
+        cells.setdefault(key, {})[r["method"]] = r
+    rows = []
+    for (population, n, epsilon, k), by_method in cells.items():
+        row = {"population": population, "n": n, "epsilon": epsilon, "k": k}
+        verdicts = []
+        for metric, label in ((MSE, "MSE"), (TV, "TV")):
+            stats = {}
+            for name in METHOD_NAMES:
+                r = by_method[name]
+                se = r.get(f"{metric} sd", np.nan) / np.sqrt(r["runs"])
+                stats[name] = (r[metric], se)
+                row[f"{name} {label}"] = f"{r[metric]:.3g} ± {se:.2g}"
+            best = min(("chebyshev", "hadamard"), key=lambda m: stats[m][0])
+            auto, auto_se = stats["auto (default)"]
+            margin = 2 * np.hypot(auto_se, stats[best][1])
+            verdicts.append(auto <= stats[best][0] + np.nan_to_num(margin))
+        row["auto picks"] = (
+            "hadamard"
+            if by_method["auto (default)"]["chose hadamard"] == 1.0
+            else "chebyshev"
+        )
+        row["auto ok"] = "yes" if all(verdicts) else "NO"
+        rows.append(row)
+    columns = ["population", "n", "epsilon", "k"]
+    for label in ("MSE", "TV"):
+        columns += [f"{name} {label}" for name in METHOD_NAMES]
+    return rows, [*columns, "auto picks", "auto ok"]
+
+
+def methods_notes(table, run):
+    grid = run.grid
+    seeds = "one seed" if run.quick else f"{grid.repeats} seeds"
+    failing = sum(1 for r in methods_table(table)[0] if r["auto ok"] != "yes")
+    return (
+        "Populations `binary_<p>d` (p correlated bits, a two-class latent "
+        f"mixture); n in {list(grid.sizes)}, epsilon in {list(grid.epsilons)}, "
+        f"{seeds} per cell (mean ± standard error). `MSE`: the mean squared "
+        "error per cell over every cell of every k-way table (all C(p, k) "
+        "subsets) against the exact tables of the same users; `TV`: the mean "
+        "over tables of the total-variation distance (half the l1 error). "
+        "Estimator defaults otherwise (tables projected onto the simplex; the "
+        "Chebyshev method with gamma = 0.2, which is the exact polynomial for "
+        "k <= 3, multilinear coefficients, piecewise mechanism; the Hadamard "
+        "method: one Walsh-Hadamard parity per user by randomized response). "
+        "`auto (default)` runs whichever method `predicted_table_error` "
+        "predicts better from (p, k, epsilon, n); with the same seed it sends "
+        "the same reports as the method it picks, so its row equals that "
+        "column. `auto ok`: auto's mean is at most the better method's mean "
+        "plus 2 combined standard errors, on both metrics; cells failing: "
+        f"{failing}. Pure epsilon-LDP everywhere. Command: `{run.command}`."
+    )
 
 
 SPEC = Benchmark(
@@ -258,8 +364,47 @@ SPEC = Benchmark(
             notes=features_notes,
             table=features_table,
         ),
+        Experiment(
+            name="marginals_methods",
+            title="KWayMarginalsLDP: Chebyshev, Hadamard and 'auto' (k-way tables)",
+            methods=compare_methods,
+            evaluate=evaluate_methods,
+            metrics=(MSE, TV, "chose hadamard"),
+            keys=("k",),
+            full=Grid(
+                populations=binary(8, 12, 16),
+                sizes=(10_000, 100_000, 1_000_000),
+                epsilons=(0.5, 1, 2, 4),
+                repeats=3,
+            ),
+            quick=Grid(populations=binary(8), sizes=(20_000,), epsilons=(1.0,)),
+            notes=methods_notes,
+            table=methods_table,
+        ),
+    ),
+    options=(
+        (
+            "--experiments",
+            {
+                "nargs": "+",
+                "help": "run only these experiments (marginals, marginals_order, "
+                "marginals_features, marginals_methods)",
+            },
+        ),
     ),
 )
+
+def _selected(experiment):
+    def step(run):
+        wanted = getattr(run.options, "experiments", None)
+        if wanted and experiment.name not in wanted:
+            return []
+        return experiment(run)
+
+    return step
+
+
+SPEC = dataclasses.replace(SPEC, steps=tuple(_selected(e) for e in SPEC.steps))
 
 if __name__ == "__main__":
     main(SPEC)

@@ -93,7 +93,7 @@ for epsilon in epsilons:
         local.setdefault(name, []).append([run[name] for run in runs])
 local = {name: np.array(scores) for name, scores in local.items()}
 central = [
-    DPSVRGClassifier(epsilon=e, random_state=0).fit(X, y).score(X_test, y_test)
+    DPSVRGClassifier(classes=[0, 1], epsilon=e, random_state=0).fit(X, y).score(X_test, y_test)
     for e in epsilons
 ]
 majority = max(y_test.mean(), 1 - y_test.mean())

@@ -48,6 +48,7 @@ scores = {name: [] for name in [*methods, "DP-GD"]}
 for epsilon in epsilons:
     for method in methods:
         clf = DPConstrainedClassifier(
+            classes=[0, 1],
             epsilon=epsilon,
             method=method,
             constraint="l1",
@@ -59,6 +60,7 @@ for epsilon in epsilons:
         ).fit(X_train, y_train)
         scores[method].append(clf.score(X_test, y_test))
     gd = DPSVRGClassifier(
+        classes=[0, 1],
         epsilon=epsilon, solver="gd", n_epochs=30, data_norm=np.sqrt(d), random_state=0
     ).fit(X_train, y_train)
     scores["DP-GD"].append(gd.score(X_test, y_test))
@@ -80,6 +82,7 @@ plt.show()
 # non-zero coefficients; the informative features are 0-4.
 
 clf = DPConstrainedClassifier(
+    classes=[0, 1],
     epsilon=2.0,
     radius=8.0,
     data_norm=1.0,

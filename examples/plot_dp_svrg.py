@@ -48,6 +48,7 @@ scores = {solver: [] for solver in ("svrg", "svrg++", "gd")}
 for epsilon in epsilons:
     for solver in scores:
         clf = DPSVRGClassifier(
+            classes=[0, 1],
             epsilon=epsilon, solver=solver, alpha=alpha, random_state=0
         ).fit(X_train, y_train)
         scores[solver].append(clf.score(X_test, y_test))
@@ -72,7 +73,8 @@ fig.tight_layout()
 # Gaussian full-gradient release per epoch; the fitted attributes describe
 # it completely (``dp_accounting`` reproduces ``epsilon_spent_`` from them).
 
-clf = DPSVRGClassifier(epsilon=1.0, alpha=alpha, random_state=0).fit(X_train, y_train)
+clf = DPSVRGClassifier(classes=[0, 1], epsilon=1.0, alpha=alpha, random_state=0)
+clf.fit(X_train, y_train)
 print(
     f"epsilon_spent_={clf.epsilon_spent_:.6f}, "
     f"sampling_rate_={clf.sampling_rate_:.4f}, "

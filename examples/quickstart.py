@@ -135,7 +135,7 @@ def demo_dp_svrg():
     )
     # Public scaling (a fixed constant, not fitted): ||x|| <~ 1.
     X_train, X_test, y_train, y_test = train_test_split(X / 20, y, random_state=0)
-    private = DPSVRGClassifier(epsilon=1.0, delta=1e-5, random_state=0)
+    private = DPSVRGClassifier(classes=[0, 1], epsilon=1.0, delta=1e-5, random_state=0)
     private.fit(X_train, y_train)
     baseline = LogisticRegression().fit(X_train, y_train)
     return (
@@ -187,6 +187,7 @@ def demo_dp_constrained():
     y = (X[:, :5].sum(axis=1) > 0).astype(int)
     X_train, X_test, y_train, y_test = X[:2000], X[2000:], y[:2000], y[2000:]
     private = DPConstrainedClassifier(
+        classes=[0, 1],
         epsilon=2.0,
         radius=8.0,
         data_norm=1.0,

@@ -8,7 +8,12 @@ loads no estimator or server code.
 
 import importlib
 
-from .exceptions import InvalidReportWarning, LargeDeltaWarning, PrivacyLeakWarning
+from .exceptions import (
+    ClippingWarning,
+    InvalidReportWarning,
+    LargeDeltaWarning,
+    PrivacyLeakWarning,
+)
 
 __version__ = "0.1.0.dev0"
 
@@ -16,19 +21,24 @@ __version__ = "0.1.0.dev0"
 _ESTIMATORS = {
     "DPConstrainedClassifier": "._dp_constrained",
     "DPSVRGClassifier": "._dp_svrg",
+    "FrequencyLDP": "._frequency",
     "GLMLDPClassifier": "._glm",
     "HingeLDPClassifier": "._hinge",
     "KernelDensityLDP": "._kde",
     "KernelRidgeLDP": "._kernel_ridge",
     "KWayMarginalsLDP": "._marginals",
     "LocalBernsteinRegressor": "._bernstein",
+    "PublicBoundsScaler": "._preprocessing",
+    "SparseLDPClassifier": "._sparse_classifier",
     "SparseLDPMeanEstimator": "._sparse",
     "SparseLDPRegressor": "._sparse",
 }
 
 __all__ = [
+    "ClippingWarning",
     "DPConstrainedClassifier",
     "DPSVRGClassifier",
+    "FrequencyLDP",
     "GLMLDPClassifier",
     "HingeLDPClassifier",
     "InvalidReportWarning",
@@ -38,6 +48,8 @@ __all__ = [
     "LargeDeltaWarning",
     "LocalBernsteinRegressor",
     "PrivacyLeakWarning",
+    "PublicBoundsScaler",
+    "SparseLDPClassifier",
     "SparseLDPMeanEstimator",
     "SparseLDPRegressor",
 ]

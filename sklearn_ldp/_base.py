@@ -62,7 +62,7 @@ from .randomizers import (
     describe_config_mismatch,
     feature_map_seed,
 )
-from .utils import check_server_random_state, public_seed
+from .utils import check_server_random_state, clipping_diagnostics, public_seed
 
 
 def warn_if_large_delta(delta, n, *, stacklevel=3):
@@ -90,6 +90,30 @@ def warn_if_large_delta(delta, n, *, stacklevel=3):
             LargeDeltaWarning,
             stacklevel=stacklevel,
         )
+
+
+def refuse_fit_params(estimator, params):
+    """Refuse keyword arguments of ``fit`` (``sample_weight`` with the reason).
+
+    ``fit`` takes ``**params`` only to answer ``sample_weight`` clearly
+    (scikit-learn's own checks treat an estimator whose ``fit`` names
+    ``sample_weight`` as supporting it).
+    """
+    if not params:
+        return
+    name = type(estimator).__name__
+    if "sample_weight" in params:
+        raise TypeError(
+            f"{name}.fit does not support sample_weight: every user sends one "
+            "report, randomized with the same epsilon, and the server weighs "
+            "all reports alike; a weight would change each user's influence, "
+            "hence the privacy calibration. With public design weights, resample "
+            "the users in proportion to them before fit."
+        )
+    raise TypeError(
+        f"{name}.fit got unexpected keyword arguments {sorted(params)}; it takes "
+        "X and y only."
+    )
 
 
 def _describe_rejections(n_rejected, n_received, reasons):
@@ -148,6 +172,39 @@ class LDPEstimatorMixin:
                 f"no classes, got {classes!r}."
             )
 
+    def _declared_bounds(self):
+        """The public bounds the users' randomizer clips the raw records to.
+
+        Keyword arguments of :func:`~sklearn_ldp.utils.clipping_diagnostics`:
+        by default ``data_norm`` (l2 bound on each row of ``X``) and, for a
+        regressor, ``y_bound`` (bound on ``|y|``), when the estimator has
+        them; estimators with other bounds (a box) override it.
+        """
+        bounds = {}
+        data_norm = getattr(self, "data_norm", None)
+        if data_norm is not None:
+            bounds["data_norm"] = float(data_norm)
+        y_bound = getattr(self, "y_bound", None)
+        if y_bound is not None and not isinstance(self, LDPClassifierMixin):
+            bounds["y_bound"] = float(y_bound)
+        return bounds
+
+    def _diagnose_clipping(self, X, y):
+        """Count the records the declared bounds clip; warn when > 1% (``fit`` only).
+
+        Sets ``clipped_fraction_`` (share of records changed by at least one
+        bound) and ``clipping_`` (per bound: the bound, the share it clips,
+        and the 99th percentile of what it bounds), and raises a
+        :class:`~sklearn_ldp.exceptions.ClippingWarning` above 1%.
+        """
+        self.clipped_fraction_, self.clipping_ = clipping_diagnostics(
+            X,
+            y if isinstance(self, LDPRegressorMixin) else None,
+            estimator=type(self).__name__,
+            stacklevel=5,
+            **self._declared_bounds(),
+        )
+
     def _fit_simulated(self, X, y, classes):
         """Simulate every user's randomizer on the raw records, then fit the server."""
         randomizer = self.make_randomizer(
@@ -201,8 +258,10 @@ class LDPEstimatorMixin:
         expected = self._check_reports(reports)
         valid_reports = self._valid_reports(expected, reports)
         self.n_features_in_ = reports.n_features
-        if hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
+        # The server never sees the records: no names, no clipping diagnostics.
+        for name in ("feature_names_in_", "clipped_fraction_", "clipping_"):
+            if hasattr(self, name):
+                delattr(self, name)
         return self._fit_from_reports(valid_reports)
 
     def _check_reports(self, reports):
@@ -257,7 +316,7 @@ class LDPRegressorMixin(LDPEstimatorMixin):
     """``fit(X, y)`` for LDP estimators with a numeric target."""
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X, y, **params):
         """Simulate the local randomizers on ``(X, y)``, then fit the server.
 
         Equivalent to ``fit_reports(make_randomizer(n_features,
@@ -269,12 +328,17 @@ class LDPRegressorMixin(LDPEstimatorMixin):
             One row per user.
         y : array-like of shape (n_samples,)
             Targets.
+        **params : dict
+            None accepted: ``sample_weight`` is refused with the reason
+            (each user's report weighs the same).
 
         Returns
         -------
         self : object
         """
+        refuse_fit_params(self, params)
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
+        self._diagnose_clipping(X, y)
         return self._fit_simulated(X, y, None)
 
 
@@ -300,7 +364,7 @@ class LDPClassifierMixin(LDPEstimatorMixin):
         return classes
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X, y, **params):
         """Simulate the local randomizers on ``(X, y)``, then fit the server.
 
         Equivalent to ``fit_reports(make_randomizer(n_features, n_users=len(X),
@@ -315,11 +379,15 @@ class LDPClassifierMixin(LDPEstimatorMixin):
             One row per user.
         y : array-like of shape (n_samples,)
             Labels.
+        **params : dict
+            None accepted: ``sample_weight`` is refused with the reason
+            (each user's report weighs the same).
 
         Returns
         -------
         self : object
         """
+        refuse_fit_params(self, params)
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
         classes = np.unique(y)
@@ -328,6 +396,7 @@ class LDPClassifierMixin(LDPEstimatorMixin):
                 "The training data has one class (a single label); a classifier needs "
                 f"at least two, got {classes.tolist()}."
             )
+        self._diagnose_clipping(X, y)
         return self._fit_simulated(X, y, classes)
 
     def _fit_from_reports(self, reports):
@@ -342,7 +411,7 @@ class LDPUnsupervisedMixin(LDPEstimatorMixin):
         """Hook: refuse records the randomizer cannot encode (e.g. non-binary)."""
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, **params):
         """Simulate the local randomizers on ``X``, then fit the server.
 
         Equivalent to ``fit_reports(make_randomizer(n_features,
@@ -353,13 +422,18 @@ class LDPUnsupervisedMixin(LDPEstimatorMixin):
         X : array-like of shape (n_samples, n_features)
             One record per user.
         y : Ignored
+        **params : dict
+            None accepted: ``sample_weight`` is refused with the reason
+            (each user's report weighs the same).
 
         Returns
         -------
         self : object
         """
+        refuse_fit_params(self, params)
         X = validate_data(self, X, dtype=np.float64)
         self._check_records(X)
+        self._diagnose_clipping(X, None)
         return self._fit_simulated(X, None, None)
 
 
@@ -494,5 +568,6 @@ __all__ = [
     "PublicFeatureMapMixin",
     "announced_degree",
     "ldp_tags",
+    "refuse_fit_params",
     "warn_if_large_delta",
 ]

@@ -66,14 +66,107 @@ _AUTO_MAX_DEGREE = 64
 AUTO_MECHANISMS = ("piecewise", "duchi")
 #: Folds of the server's report-only model selection.
 N_FOLDS = 5
+#: Largest variance of one user's released value on ``[0, 1]`` before the
+#: mechanism's noise (Popoviciu): a group mean over ``n / G`` users also
+#: carries the users' own spread, which no epsilon removes.
+USER_SPREAD_VARIANCE = 0.25
+#: Smallest epsilon a scalar mechanism is built for here (others refuse by
+#: themselves with the range they support): the piecewise mechanism's lattice
+#: breaks down near 1.5e-9, Bassily-Smith's public window needs a sampler
+#: table of gigabytes below 4.2e-6 and over a second to build below 1e-4.
+MECHANISM_MIN_EPSILON = {"piecewise": 1e-8, "bassily_smith": 1e-4}
+#: Epsilon at which a mechanism's 64-bit implementation saturates (duchi
+#: provides 36.7, piecewise 56.1, laplace 20.4 and starts its own design
+#: search at 64): a larger request is served at it, and the reports state
+#: the smaller epsilon provided.
+MECHANISM_MAX_EPSILON = {
+    "piecewise": 64.0,
+    "duchi": 64.0,
+    "laplace": 64.0,
+    "genprot_paper": 2.5,
+}
+#: ``beta`` of the paper configuration of GenProt: with ``T = 1 + ceil(log2(n /
+#: beta))`` candidates no user falls back to the empty set with probability
+#: at least ``1 - beta``.
+GENPROT_PAPER_BETA = 0.05
+#: Calibrations of the estimator.
+CALIBRATIONS = ("improved", "paper")
 
 
-def grid_point_noise(mechanism, epsilon, degree, n_coef, n_users):
+def mechanism_epsilon(mechanism, epsilon, calibration="improved"):
+    """The epsilon users' scalar mechanism is asked for, or a ValueError.
+
+    Below :data:`MECHANISM_MIN_EPSILON` the request is refused, naming the
+    usable range; above :data:`MECHANISM_MAX_EPSILON` (where the
+    implementation saturates, or, for GenProt's paper configuration, beyond
+    Theorem 46's ``eps0 = epsilon / 10 <= 1/4``) it is served at the cap, a
+    smaller and still valid epsilon that ``privacy_epsilon_`` reports. The
+    Laplace, full-grid and GenProt mechanisms refuse too small an epsilon
+    themselves, with their range.
+
+    Examples
+    --------
+    >>> from sklearn_ldp._bernstein import mechanism_epsilon
+    >>> mechanism_epsilon("duchi", 1e9), mechanism_epsilon("genprot", 5.0, "paper")
+    (64.0, 2.5)
+    """
+    key = (
+        "genprot_paper"
+        if (mechanism, calibration) == ("genprot", "paper")
+        else mechanism
+    )
+    smallest = MECHANISM_MIN_EPSILON.get(mechanism, 0.0)
+    if epsilon < smallest:
+        raise ValueError(
+            f"epsilon = {epsilon!r} is below what mechanism={mechanism!r} supports: "
+            f"the usable range is epsilon >= {smallest:g} (at smaller epsilons the "
+            "released values are pure noise anyway); use mechanism='duchi', which "
+            "runs at every epsilon."
+        )
+    return float(min(epsilon, MECHANISM_MAX_EPSILON.get(key, np.inf)))
+
+
+def paper_genprot_candidates(n_users, beta=GENPROT_PAPER_BETA):
+    """``T = 1 + ceil(log2(n / beta))``: seed 001 Theorem 46's ``T = O(log(n / beta))``.
+
+    A user's index falls back to the empty set (its report is a draw of
+    ``A(bot)``, carrying nothing) with probability ``2^(1 - T)``; the union
+    bound over ``n`` users makes that at most ``beta`` for this ``T``, the
+    constant the ``O(.)`` hides. The message has ``ceil(log2 T) = O(log log
+    n)`` bits.
+
+    Examples
+    --------
+    >>> from sklearn_ldp._bernstein import paper_genprot_candidates
+    >>> paper_genprot_candidates(100_000)
+    22
+    """
+    return int(1 + np.ceil(np.log2(max(int(n_users), 1) / beta)))
+
+
+def genprot_options(calibration, n_users):
+    """Keyword arguments of ``GenProtMechanism`` for the estimator's calibration."""
+    if calibration != "paper":
+        return {}
+    if n_users is None:
+        raise ValueError(
+            "calibration='paper' with mechanism='genprot' takes T = O(log(n / beta)) "
+            "public strings per user from the number of users: pass "
+            "make_randomizer(n_features, n_users=...)."
+        )
+    return {"n_candidates": paper_genprot_candidates(n_users), "calibration": "paper"}
+
+
+def grid_point_noise(mechanism, epsilon, degree, n_coef, n_users, genprot_options=None):
     """Standard deviation of the server's estimate of one grid value.
 
     Partition scheme: about ``n / (k + 1)^q`` users share a grid point, each
-    with the mechanism's variance (at the mid value 1/2). Full grid: all ``n``
-    users, each with ``Lap((k + 1)^q / epsilon)``.
+    with the mechanism's variance (at the mid value 1/2) plus the users' own
+    spread around the population's value (at most
+    :data:`USER_SPREAD_VARIANCE`, whatever epsilon: without it a large
+    epsilon would favour ever finer grids of ever fewer users per point).
+    Full grid: all ``n`` users, each with ``Lap((k + 1)^q / epsilon)`` (every
+    user reports every point: no spread from a partition).
     """
     n_grid = (degree + 1) ** n_coef
     if mechanism == "full_grid":
@@ -81,7 +174,8 @@ def grid_point_noise(mechanism, epsilon, degree, n_coef, n_users):
         # within 0.1% of it): no sampler table is built for every candidate.
         variance = 2.0 * (n_grid / epsilon) ** 2
     else:
-        variance = float(scalar_mechanism(mechanism, epsilon, n_grid).variance(0.5))
+        release = scalar_mechanism(mechanism, epsilon, n_grid, genprot_options)
+        variance = float(release.variance(0.5)) + USER_SPREAD_VARIANCE
     users = n_users if mechanism == "full_grid" else n_users / n_grid
     return np.sqrt(variance / max(users, 1.0))
 
@@ -110,7 +204,15 @@ def approximation_constant(
     return float(second.sum() / 8.0)
 
 
-def grid_error_bounds(n_users, n_coef, order, mechanism, epsilon, approximation=None):
+def grid_error_bounds(
+    n_users,
+    n_coef,
+    order,
+    mechanism,
+    epsilon,
+    approximation=None,
+    genprot_options=None,
+):
     """The uniform error bound of seed 001's Theorem 17 for every admissible degree.
 
     The proof of Theorem 17 bounds the uniform error of the private
@@ -135,7 +237,9 @@ def grid_error_bounds(n_users, n_coef, order, mechanism, epsilon, approximation=
         n_grid = (degree + 1) ** n_coef
         if n_grid > MAX_GRID_POINTS or (degree > 1 and n_grid > n_users):
             break
-        noise = grid_point_noise(mechanism, epsilon, degree, n_coef, n_users)
+        noise = grid_point_noise(
+            mechanism, epsilon, degree, n_coef, n_users, genprot_options
+        )
         noise *= np.sqrt(2.0 * np.log(n_grid))
         lebesgue = lebesgue_constant(degree, order, n_points=201) ** n_coef
         degrees.append(degree)
@@ -183,6 +287,7 @@ def moment_error_bound(
     corner = np.maximum(np.abs(lower), np.abs(upper))
     weights, offset = moment_risk_weights(corner[None, :], n_features, fit_intercept)
     variance = float(scalar_mechanism(mechanism, epsilon, 1).variance(0.5))
+    variance += USER_SPREAD_VARIANCE
     spread = (high - low) * np.sqrt(variance * n_moments / max(n_users, 1.0))
     return float(np.sqrt(2.0 * np.log(2.0 * n_moments)) * np.abs(weights[0]) @ spread)
 
@@ -202,6 +307,7 @@ def predicted_errors(
     iterated_order=3,
     degree="auto",
     mechanisms=AUTO_MECHANISMS,
+    calibration="improved",
 ):
     """Predicted uniform error of every public configuration ``mechanism='auto'`` weighs.
 
@@ -213,7 +319,8 @@ def predicted_errors(
     :func:`moment_error_bound` (noise only: the risk is a linear function of
     the moments). Both bound ``sup_theta |estimated risk - risk|`` over the
     box, in loss units, so the excess risk of the minimizer is at most twice
-    the bound.
+    the bound. Each mechanism runs at :func:`mechanism_epsilon`; one that
+    cannot run at epsilon is left out (an error if it is the only one).
 
     Returns
     -------
@@ -254,8 +361,23 @@ def predicted_errors(
         approximation, loss_bound = None, 1.0 if loss_bound is None else loss_bound
     errors = {}
     for mechanism in mechanisms:
+        try:
+            released = mechanism_epsilon(mechanism, epsilon, calibration)
+        except ValueError:
+            if len(mechanisms) == 1:
+                raise
+            continue
+        options = (
+            genprot_options(calibration, n_users) if mechanism == "genprot" else None
+        )
         degrees, bounds = grid_error_bounds(
-            n_users, n_coef, iterated_order, mechanism, epsilon, approximation
+            n_users,
+            n_coef,
+            iterated_order,
+            mechanism,
+            released,
+            approximation,
+            options,
         )
         if degree == "auto":
             at = int(np.argmin(bounds))
@@ -274,7 +396,7 @@ def predicted_errors(
                     n_features,
                     fit_intercept,
                     mechanism,
-                    epsilon,
+                    released,
                     lower,
                     upper,
                     data_norm=data_norm,
@@ -336,9 +458,11 @@ class LocalBernsteinRegressor(
         Per-user privacy budget.
     degree : int or 'auto', default='auto'
         Grid resolution ``k``. ``'auto'`` minimizes the error bound of seed
-        001 (approximation ``q k^-h`` plus the noise of a grid value), see
-        :func:`auto_degree`; it needs the number of users, which ``fit``
-        knows and :meth:`make_randomizer` takes as ``n_users``.
+        001 (approximation ``q k^-h`` plus the noise of a grid value, which
+        includes the users' own spread within a group, so a large epsilon
+        does not push ``k`` to ever finer grids of ever fewer users per
+        point), see :func:`auto_degree`; it needs the number of users, which
+        ``fit`` knows and :meth:`make_randomizer` takes as ``n_users``.
     iterated_order : int, default=3
         Order ``h`` of the iterated Bernstein operator; the approximation
         error of a smooth risk falls like ``k^-h``. On the grid protocol
@@ -363,8 +487,15 @@ class LocalBernsteinRegressor(
         ``ln(2 - e^-epsilon)`` stays below ``ln 2``). ``'genprot'`` is
         Algorithm 8: each user sends a ``ceil(log2 32) = 5``-bit index into
         32 public Laplace strings (:class:`~sklearn_ldp.randomizers.GenProtMechanism`,
-        tight calibration, base budget about ``epsilon / 2``; utility
-        saturates beyond epsilon ~ 2.7).
+        tight calibration, base budget about ``epsilon / 2``; it provides at
+        most ``2 ln 2 + tail`` = 2.77, so a larger request is served at
+        2.77, which ``privacy_epsilon_`` reports), or, with
+        ``calibration='paper'``, as printed (see ``calibration``).
+        Too small an epsilon for a mechanism is refused with a ValueError
+        naming the usable range (``'duchi'`` runs at every epsilon);
+        ``'piecewise'``, ``'duchi'`` and ``'laplace'`` are served at
+        epsilon 64 at most (their 64-bit implementations provide 56.1,
+        36.7 and 20.4 there).
     loss : {'squared', 'absolute', 'huber'} or callable, default='squared'
         A callable is ``loss(W, X, y) -> ndarray (n_points, n_samples)`` for
         coefficient rows ``W`` (slopes, then the intercept) and clipped
@@ -389,6 +520,21 @@ class LocalBernsteinRegressor(
         held-out estimated risk (folds of reports drawn from the server's
         random stream, one-standard-error rule toward the constant model).
         ``'none'``: return the minimizer, as seed 001 does.
+    calibration : {'improved', 'paper'}, default='improved'
+        Affects ``mechanism='genprot'`` only (the other mechanisms have a
+        single calibration: ``'full_grid'`` is Algorithm 2 as printed;
+        the printed ``eps0 = epsilon`` of ``'bassily_smith'`` is not
+        epsilon-LDP, so only its corrected form is offered). ``'paper'``
+        is seed 001 Theorem 46's configuration of Algorithm 8: base budget
+        ``eps0 = epsilon / 10`` (the theorem needs ``eps0 <= 1/4``: a
+        request above epsilon 2.5 is served at 2.5), public strings
+        ``Lap(bot)`` around the printed bottom value ``bot = 0``, and ``T =
+        1 + ceil(log2(n / beta))`` candidates with ``beta = 0.05``
+        (:func:`paper_genprot_candidates`; ``T = O(log(n / beta))`` as
+        printed, the constant chosen so that no user falls back to the
+        empty set with probability ``1 - beta``), which needs ``n_users``.
+        ``'improved'``: the tight calibration (``eps0`` about ``epsilon /
+        2``, ``bot = 1/2``, ``T = 32``).
     random_state : int, RandomState instance or None, default=None
         Randomness of the simulated users in ``fit`` (and, from separate
         streams, of their public groups and of the server's folds).
@@ -426,6 +572,9 @@ class LocalBernsteinRegressor(
         Bits each user sends (64 per real number; 1 for ``'duchi'`` and
         ``'bassily_smith'``; ``ceil(log2 T)`` for ``'genprot'``).
     privacy_epsilon_, privacy_delta_ : float
+        The guarantee the users' mechanism provides (``delta = 0``): at most
+        ``epsilon``, smaller where the mechanism saturates (``'genprot'``:
+        2.77 improved, 2.5 paper; see ``mechanism``).
     n_reports_rejected_ : int
         Reports the server's validation dropped (not finite, off the lattice
         or outside what an honest client can send); 0 after ``fit``.
@@ -460,7 +609,17 @@ class LocalBernsteinRegressor(
     ...     epsilon=4.0, mechanism="piecewise", model_selection="none", random_state=0
     ... ).fit(X, y)
     >>> paper.protocol_, paper.degree_, paper.coef_.round(1)
-    ('grid', 4, array([0.5]))
+    ('grid', 3, array([0.5]))
+
+    GenProt (Algorithm 8) as printed: ``eps0 = epsilon / 10``, ``T = 1 +
+    ceil(log2(n / 0.05))`` public strings, a 5-bit message:
+
+    >>> genprot = LocalBernsteinRegressor(
+    ...     epsilon=2.0, mechanism="genprot", calibration="paper", degree=2,
+    ...     model_selection="none", random_state=0,
+    ... ).fit(X, y)
+    >>> genprot.communication_bits_, round(genprot.privacy_epsilon_, 6)
+    (5, 2.0)
     """
 
     _auto_degree_chooses = "the grid"
@@ -478,6 +637,7 @@ class LocalBernsteinRegressor(
         "data_norm": [Interval(Real, 0, None, closed="neither")],
         "y_bound": [Interval(Real, 0, None, closed="neither")],
         "model_selection": [StrOptions({"cv", "none"})],
+        "calibration": [StrOptions(set(CALIBRATIONS))],
     }
 
     def __init__(
@@ -495,6 +655,7 @@ class LocalBernsteinRegressor(
         data_norm=1.0,
         y_bound=1.0,
         model_selection="cv",
+        calibration="improved",
         random_state=None,
     ):
         self.epsilon = epsilon
@@ -509,24 +670,48 @@ class LocalBernsteinRegressor(
         self.data_norm = data_norm
         self.y_bound = y_bound
         self.model_selection = model_selection
+        self.calibration = calibration
         self.random_state = random_state
 
-    def _build_randomizer(self, n_features, *, degree, mechanism=None, protocol="grid"):
+    def _build_randomizer(
+        self,
+        n_features,
+        *,
+        degree,
+        mechanism=None,
+        protocol="grid",
+        n_users=None,
+        options=None,
+    ):
         """The users' ``BernsteinLossRandomizer`` with an announced configuration.
 
         Each user draws its group from its own public stream, and the
-        reports carry it.
+        reports carry it. ``options`` (GenProt's, as announced) default to
+        those of :func:`genprot_options` for ``n_users``.
         """
         self._validate_params()
-        n_coef = int(n_features) + int(self.fit_intercept)
-        lower, upper = coefficient_box(self.coef_bounds, n_coef)
         if degree is None:
             degree = self.degree
+        mechanism = self.mechanism if mechanism is None else mechanism
+        if mechanism == "genprot" and options is None:
+            options = genprot_options(self.calibration, n_users)
+        try:
+            return self._randomizer(n_features, degree, mechanism, protocol, options)
+        except ValueError as error:
+            if f"epsilon = {self.epsilon!r}" in str(error):
+                raise
+            # A release budget derived from epsilon was refused (full grid):
+            # name the epsilon asked for.
+            raise ValueError(f"epsilon = {self.epsilon!r}: {error}") from None
+
+    def _randomizer(self, n_features, degree, mechanism, protocol, options):
+        n_coef = int(n_features) + int(self.fit_intercept)
+        lower, upper = coefficient_box(self.coef_bounds, n_coef)
         return BernsteinLossRandomizer(
             n_features,
-            epsilon=self.epsilon,
+            epsilon=mechanism_epsilon(mechanism, self.epsilon, self.calibration),
             degree=2 if protocol == "moments" else degree,
-            mechanism=self.mechanism if mechanism is None else mechanism,
+            mechanism=mechanism,
             loss=self.loss,
             coef_lower=lower,
             coef_upper=upper,
@@ -536,6 +721,7 @@ class LocalBernsteinRegressor(
             huber_delta=self.huber_delta,
             loss_bound=self.loss_bound,
             protocol=protocol,
+            genprot_options=options,
         )
 
     def _predicted_errors(self, n_features, n_users, mechanisms):
@@ -553,6 +739,7 @@ class LocalBernsteinRegressor(
             iterated_order=self.iterated_order,
             degree=self.degree,
             mechanisms=mechanisms,
+            calibration=self.calibration,
         )
 
     def _auto_degree(self, n_features, n_users):
@@ -563,7 +750,16 @@ class LocalBernsteinRegressor(
     def _make_randomizer(self, n_features, n_users, classes):
         self._validate_params()
         if self.mechanism != "auto":
-            return super()._make_randomizer(n_features, n_users, classes)
+            degree = None
+            if self.degree == "auto":
+                if n_users is None:
+                    raise ValueError(
+                        f"degree='auto' chooses {self._auto_degree_chooses} from the "
+                        "number of users: pass make_randomizer(n_features, "
+                        "n_users=...), or set an integer degree."
+                    )
+                degree = self._auto_degree(int(n_features), int(n_users))
+            return self._build_randomizer(n_features, degree=degree, n_users=n_users)
         if n_users is None:
             raise ValueError(
                 "mechanism='auto' chooses the protocol, the mechanism and the grid "
@@ -580,6 +776,19 @@ class LocalBernsteinRegressor(
         )
 
     def _expected_randomizer(self, reports):
+        if self.mechanism == "genprot":
+            # GenProt's candidates were fixed from the population size before
+            # the users replied: read them back (the rest must match).
+            config = reports.config
+            announced = config.get("genprot_options") or {}
+            options = genprot_options(self.calibration, 1)
+            if options:
+                options["n_candidates"] = announced.get("n_candidates")
+            return self._build_randomizer(
+                config.get("n_features"),
+                degree=announced_degree(self, config),
+                options=options,
+            )
         if self.mechanism != "auto":
             return super()._expected_randomizer(reports)
         # mechanism='auto' was resolved and announced before the users replied.

@@ -10,6 +10,7 @@ the guarantee and the run's public constants as fitted attributes, so the
 budget can be re-checked with an independent accountant.
 """
 
+import warnings
 from collections import namedtuple
 from numbers import Real
 
@@ -19,10 +20,11 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
-from ._base import warn_if_large_delta
+from ._base import refuse_fit_params, warn_if_large_delta
+from .exceptions import PrivacyLeakWarning
 from .losses import get_loss
 from .randomizers import clip_interval, clip_l2
-from .utils import check_noise_random_state
+from .utils import check_noise_random_state, clipping_diagnostics
 
 #: Clipped rows with the public intercept column, the public bounds on their
 #: l2 and l-infinity norms, and the mask of penalized rows of the weights
@@ -63,6 +65,50 @@ def _pack_weights(coef, intercept, fit_intercept, intercept_scaling):
     return W
 
 
+def _class_indices(y, classes):
+    """The label set and each row's index in it.
+
+    ``classes`` is the public label set (labels of ``y`` outside it are
+    refused; labels of it absent from ``y`` are fine). ``None`` takes the
+    set from ``y`` with a :class:`~sklearn_ldp.exceptions.PrivacyLeakWarning`:
+    ``classes_`` and the shape of ``coef_`` then reveal which labels occur,
+    e.g. that one record has a rare label.
+    """
+    if classes is None:
+        warnings.warn(
+            "classes=None takes the label set from the training data: classes_ and "
+            "the shape of coef_ reveal which labels occur (one record with a rare "
+            "label shows). Pass the public label set as classes=[...].",
+            PrivacyLeakWarning,
+            stacklevel=4,
+        )
+        labels, indices = np.unique(y, return_inverse=True)
+        if labels.shape[0] < 2:
+            raise ValueError(
+                "The training data has one class; a classifier needs at "
+                f"least two, got {labels.tolist()}."
+            )
+        return labels, indices
+    labels = np.asarray(classes)
+    if labels.ndim != 1 or np.unique(labels).shape[0] != labels.shape[0]:
+        raise ValueError(f"classes must be distinct labels, got {classes!r}.")
+    if labels.shape[0] < 2:
+        raise ValueError(
+            f"classes must hold at least two labels, got {labels.tolist()}."
+        )
+    labels = np.sort(labels)
+    try:
+        outside = ~np.isin(y, labels)
+    except TypeError:  # labels and y of incomparable types
+        outside = np.ones(len(y), dtype=bool)
+    if outside.any():
+        raise ValueError(
+            f"y has labels outside classes={labels.tolist()}: "
+            f"{np.unique(np.asarray(y)[outside]).tolist()}."
+        )
+    return labels, np.searchsorted(labels, y)
+
+
 class CentralDPClassifierMixin:
     """``fit(X, y)`` of the central-DP linear classifiers.
 
@@ -87,6 +133,7 @@ class CentralDPClassifierMixin:
         "fit_intercept": ["boolean"],
         "intercept_scaling": [Interval(Real, 0, None, closed="neither")],
         "calibration": [StrOptions({"rdp", "paper"})],
+        "classes": ["array-like", None],
         "random_state": ["random_state"],
     }
 
@@ -125,26 +172,37 @@ class CentralDPClassifierMixin:
         raise NotImplementedError  # pragma: no cover - abstract
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X, y, **params):
         """Fit the model with (epsilon, delta)-DP.
+
+        Rows outside the public ``data_norm`` are clipped (the sensitivity
+        rests on it); the share is kept in ``clipped_fraction_`` and
+        ``clipping_``, with a :class:`~sklearn_ldp.exceptions.ClippingWarning`
+        above 1%.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
+        **params : dict
+            None accepted: ``sample_weight`` is refused with the reason.
 
         Returns
         -------
         self : object
         """
+        refuse_fit_params(self, params)
         X, y = validate_data(self, X, y, dtype=np.float64)
+        self.clipped_fraction_, self.clipping_ = clipping_diagnostics(
+            X,
+            data_norm=self.data_norm,
+            norm=getattr(self, "data_norm_type", "l2"),
+            estimator=type(self).__name__,
+            where="before training",
+            stacklevel=4,
+        )
         check_classification_targets(y)
-        classes, class_indices = np.unique(y, return_inverse=True)
-        if classes.shape[0] < 2:
-            raise ValueError(
-                "The training data has one class; a classifier needs at "
-                f"least two, got {classes.tolist()}."
-            )
+        classes, class_indices = _class_indices(y, self.classes)
         self._check_configuration(classes.shape[0])
         # Replace-one neighbours over n rows: delta >= 1/n allows a release
         # that reveals some row outright.
@@ -155,10 +213,13 @@ class CentralDPClassifierMixin:
         self.coef_, self.intercept_ = _unpack_weights(
             W, X.shape[1], self.fit_intercept, self.intercept_scaling
         )
-        self.privacy_epsilon_ = float(self.epsilon)
-        self.privacy_delta_ = float(self.delta)
         for name, value in run.items():
             setattr(self, name, value)
+        # What the run provides: the accountant may certify less than asked.
+        self.privacy_epsilon_ = min(
+            float(self.epsilon), float(run.get("epsilon_spent_", self.epsilon))
+        )
+        self.privacy_delta_ = float(self.delta)
         return self
 
     def __sklearn_tags__(self):

@@ -25,6 +25,7 @@ from .optim import (
     frank_wolfe_gap,
     gradient_mapping,
 )
+from .optim._frank_wolfe import paper_frank_wolfe_step
 
 #: Default number of iterations ``T`` when ``n_iter=None``.
 DEFAULT_ITERATIONS = 100
@@ -47,7 +48,9 @@ class DPConstrainedClassifier(
     mirror descent (DP-AccMD). **The released model is (epsilon, delta)-DP
     with respect to replacing any one training record** ``(x_i, y_i)``
     (central model: a trusted curator holds the data); ``n``, the number of
-    features and the class labels are treated as public. Pick it for
+    features and the class labels are treated as public (pass them as
+    ``classes``; otherwise they come from ``y`` with a
+    :class:`~sklearn_ldp.PrivacyLeakWarning`). Pick it for
     high-dimensional data with a sparse or norm-bounded model: with the l1
     ball the error of DP-FW-L1 grows like ``log(n_features)`` instead of
     ``sqrt(n_features)``.
@@ -87,9 +90,13 @@ class DPConstrainedClassifier(
         ``'auto'``: ``'pmd'`` uses ``1 / (2 L ||C||_2^2)`` (seed 004 Thm. 2,
         5); ``'accmd'`` the linear-coupling steps with ``M = L ||C||_2^2``;
         Frank-Wolfe uses ``2 / (t + 2)`` for convex losses and the constant
-        ``min(1, 1 / sqrt(2 L radius^2 T))`` for ``'sigmoid'``. A float
-        replaces the step (``'pmd'``, Frank-Wolfe) or ``1 / M``
-        (``'accmd'``).
+        ``min(1, 1 / sqrt(2 L radius^2 T))`` for ``'sigmoid'``; with
+        ``calibration='paper'`` it uses the printed constant step instead
+        (seed 004 Thm. 6 for ``'fw_l1'``: ``sqrt(2 / (T radius^2))``; Thm. 4
+        for ``'fw_l2'``: ``((radius^2 + G_C^2) ln(1/delta))^(1/4) / (radius
+        sqrt(n epsilon))``, ``G_C`` the ball's Gaussian width; both capped
+        at 1). A float replaces the step (``'pmd'``, Frank-Wolfe) or
+        ``1 / M`` (``'accmd'``).
     data_norm : float, default=1.0
         Public bound on the rows: ``||x||_2 <= data_norm`` or, with
         ``data_norm_type='linf'``, ``|x_j| <= data_norm``; rows are clipped.
@@ -107,9 +114,23 @@ class DPConstrainedClassifier(
         the printed calibrations: zCDP ``sigma^2 = T Delta^2 / (2 rho)``
         (seed 004 Alg. 1 step 3, typo fixed) for the Gaussian methods,
         advanced composition ``epsilon / sqrt(8 T ln(1/delta))`` for the
-        exponential mechanism.
+        exponential mechanism; for Frank-Wolfe also the printed step (see
+        ``learning_rate``) and output rule: ``x_R`` with ``R`` uniform on
+        ``{1..T}`` (the starting point ``x_1`` included, the last iterate
+        ``x_{T+1}`` left out; Alg. 2 and 4, last line), for every loss.
+        The default returns the last iterate for convex losses and a
+        uniformly random one of ``x_2..x_{T+1}`` for ``'sigmoid'``.
+    classes : array-like of shape (n_classes,) or None, default=None
+        The public label set (at least two labels). Labels of ``y`` outside
+        it are refused with a ValueError; labels absent from ``y`` are fine
+        (``classes_`` and the shape of ``coef_`` follow ``classes``, not the
+        data). None takes the set from ``y`` and warns with
+        :class:`~sklearn_ldp.PrivacyLeakWarning`: ``classes_`` and the shape
+        of ``coef_`` then reveal which labels occur (a single record with a
+        rare label shows).
     random_state : int, RandomState instance or None, default=None
-        Source of the noise and of the random output iterate.
+        Source of the noise and of the random output iterate (the index
+        ``R`` is drawn from the same generator, before the run).
 
     Attributes
     ----------
@@ -120,7 +141,8 @@ class DPConstrainedClassifier(
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Only when ``X`` has string feature names.
     privacy_epsilon_, privacy_delta_ : float
-        The target guarantee (replace-one).
+        The guarantee provided (replace-one): ``min(epsilon,
+        epsilon_spent_)`` and ``delta``.
     epsilon_spent_ : float
         The epsilon the accountant certifies for the run (``<= epsilon``).
     gradient_bound_ : float
@@ -171,7 +193,7 @@ class DPConstrainedClassifier(
     >>> y = (X[:, 0] + X[:, 1] + X[:, 2] > 0).astype(int)
     >>> clf = DPConstrainedClassifier(
     ...     epsilon=1.0, radius=6.0, data_norm=1.0, data_norm_type="linf",
-    ...     n_iter=30, random_state=0).fit(X, y)
+    ...     n_iter=30, classes=[0, 1], random_state=0).fit(X, y)
     >>> clf.score(X, y) > 0.8
     True
     >>> int(np.count_nonzero(clf.coef_)) <= 30
@@ -204,6 +226,7 @@ class DPConstrainedClassifier(
         fit_intercept=True,
         intercept_scaling=1.0,
         calibration="rdp",
+        classes=None,
         random_state=None,
     ):
         self.epsilon = epsilon
@@ -220,6 +243,7 @@ class DPConstrainedClassifier(
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
         self.calibration = calibration
+        self.classes = classes
         self.random_state = random_state
 
     def _check_configuration(self, n_classes):
@@ -270,6 +294,9 @@ class DPConstrainedClassifier(
         R = float(self.radius)
         convex = loss.convex
         output = "last" if convex else "random"
+        if self.calibration == "paper" and self.method in ("fw_l1", "fw_l2"):
+            # Alg. 2 and 4 return x_R, R uniform on {1..T} (x_1 the start).
+            output = "random_with_start"
         run = {
             "gradient_bound_": G,
             "noise_multiplier_": None,
@@ -296,8 +323,20 @@ class DPConstrainedClassifier(
         problem = (rows, targets, loss)
         common = dict(rng=rng, callback=callback)
         if self.method in ("fw_l1", "fw_l2"):
+            oracle = "exponential" if self.method == "fw_l1" else "gaussian"
             if self.learning_rate != "auto":
                 step = float(self.learning_rate)
+            elif self.calibration == "paper":
+                step = paper_frank_wolfe_step(
+                    oracle,
+                    radius=R,
+                    n_steps=T,
+                    constraint=self.constraint,
+                    dimension=rows.shape[1] * n_outputs,
+                    n_samples=n_samples,
+                    epsilon=self.epsilon,
+                    delta=self.delta,
+                )
             elif convex:
                 step = "harmonic"
             else:
@@ -310,7 +349,7 @@ class DPConstrainedClassifier(
                 radius=R,
                 n_steps=T,
                 step=step,
-                oracle="exponential" if self.method == "fw_l1" else "gaussian",
+                oracle=oracle,
                 output=output,
                 noise_std=None if self.method == "fw_l1" else noise_std,
                 step_epsilon=run["step_epsilon_"],

@@ -34,7 +34,8 @@ class DPSVRGClassifier(
     (epsilon, delta)-DP with respect to replacing any one training record**
     ``(x_i, y_i)`` (central model: a trusted curator holds the data). The
     number of samples, the number of features and the set of class labels
-    are treated as public.
+    are treated as public (pass the labels as ``classes``; otherwise they
+    come from ``y`` with a :class:`~sklearn_ldp.PrivacyLeakWarning`).
 
     Privacy rests on public bounds only: each row is clipped to
     ``||x|| <= data_norm`` and, with ``fit_intercept``, extended by the public
@@ -115,6 +116,14 @@ class DPSVRGClassifier(
         the closed-form zCDP calibration of DP-GD (seed 004 Alg. 1, typo
         fixed); only for ``solver='gd'``, since the printed DP-SVRG noise
         has an unspecified constant.
+    classes : array-like of shape (n_classes,) or None, default=None
+        The public label set (at least two labels). Labels of ``y`` outside
+        it are refused with a ValueError; labels absent from ``y`` are fine
+        (``classes_`` and the shape of ``coef_`` follow ``classes``, not the
+        data). None takes the set from ``y`` and warns with
+        :class:`~sklearn_ldp.PrivacyLeakWarning`: ``classes_`` and the shape
+        of ``coef_`` then reveal which labels occur (a single record with a
+        rare label shows).
     random_state : int, RandomState instance or None, default=None
         Source of the sampling and the noise (one generator per fit).
 
@@ -127,7 +136,8 @@ class DPSVRGClassifier(
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Only when ``X`` has string feature names.
     privacy_epsilon_, privacy_delta_ : float
-        The target guarantee (replace-one).
+        The guarantee provided (replace-one): ``min(epsilon,
+        epsilon_spent_)`` and ``delta``.
     epsilon_spent_ : float
         The epsilon the accountant certifies for the run (``<= epsilon``).
     gradient_bound_ : float
@@ -201,7 +211,9 @@ class DPSVRGClassifier(
     >>> from sklearn.datasets import make_classification
     >>> from sklearn_ldp import DPSVRGClassifier
     >>> X, y = make_classification(n_samples=5000, n_features=5, random_state=0)
-    >>> clf = DPSVRGClassifier(epsilon=1.0, data_norm=3.0, random_state=0)
+    >>> clf = DPSVRGClassifier(
+    ...     epsilon=1.0, data_norm=3.0, classes=[0, 1], random_state=0
+    ... )
     >>> clf.fit(X, y).score(X, y) > 0.8
     True
     >>> clf.epsilon_spent_ <= 1.0
@@ -237,6 +249,7 @@ class DPSVRGClassifier(
         fit_intercept=True,
         intercept_scaling=1.0,
         calibration="rdp",
+        classes=None,
         random_state=None,
     ):
         self.epsilon = epsilon
@@ -254,6 +267,7 @@ class DPSVRGClassifier(
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
         self.calibration = calibration
+        self.classes = classes
         self.random_state = random_state
 
     def _check_configuration(self, n_classes):

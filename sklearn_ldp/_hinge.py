@@ -245,6 +245,14 @@ class HingeLDPClassifier(
     n_reports_rejected_ : int
         Reports the server's validation dropped (not finite, off the lattice
         or outside what an honest client can send); 0 after ``fit``.
+    clipped_fraction_ : float
+        Share of the records the declared bounds clipped on the simulated
+        devices (``fit`` only; a
+        :class:`~sklearn_ldp.exceptions.ClippingWarning` above 1%).
+    clipping_ : dict
+        Per declared bound: its value, the share it clipped and the 99th
+        percentile of what it bounds (``fit`` only; see
+        :func:`~sklearn_ldp.utils.clipping_diagnostics`).
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
 
@@ -261,6 +269,15 @@ class HingeLDPClassifier(
     (:func:`~sklearn_ldp.accounting.product_copies_budgets`); the printed
     Bernstein polynomial lives on ``[0, 1]`` while ``y <w, x>`` ranges over
     ``[-1, 1]``, so the polynomial is built on the reachable interval.
+
+    There is no ``predict_proba``: the hinge loss is not a proper scoring
+    rule, so its minimizer estimates only the sign of ``P(y=1|x) - 1/2``,
+    not the probability, and recalibrating the scores (Platt scaling) needs
+    labelled records the server does not have (a calibration fitted from
+    the same reports would be a second, logistic model: that is
+    :class:`GLMLDPClassifier`, which has ``predict_proba``). With
+    non-private held-out data, wrap the fitted model in
+    :class:`sklearn.calibration.CalibratedClassifierCV`.
 
     Examples
     --------

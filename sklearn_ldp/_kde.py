@@ -118,6 +118,14 @@ default='piecewise'
     n_reports_rejected_ : int
         Reports the server's validation dropped (not finite, off the lattice
         or outside what an honest client can send); 0 after ``fit``.
+    clipped_fraction_ : float
+        Share of the records the declared bounds clipped on the simulated
+        devices (``fit`` only; a
+        :class:`~sklearn_ldp.exceptions.ClippingWarning` above 1%).
+    clipping_ : dict
+        Per declared bound: its value, the share it clipped and the 99th
+        percentile of what it bounds (``fit`` only; see
+        :func:`~sklearn_ldp.utils.clipping_diagnostics`).
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
 
@@ -185,6 +193,9 @@ default='piecewise'
 
     def _auto_degree(self, n_features, n_users):
         return auto_degree(n_users, n_features)
+
+    def _declared_bounds(self):
+        return {"box": np.stack(check_box(self.bounds, self.n_features_in_))}
 
     def _build_randomizer(self, n_features, *, degree):
         """The users' ``TrigonometricRandomizer`` with an announced degree.

@@ -238,6 +238,14 @@ class KernelRidgeLDP(
     n_reports_rejected_ : int
         Reports the server's validation dropped (not finite, off the lattice
         or outside what an honest client can send); 0 after ``fit``.
+    clipped_fraction_ : float
+        Share of the records the declared bounds clipped on the simulated
+        devices (``fit`` only; a
+        :class:`~sklearn_ldp.exceptions.ClippingWarning` above 1%).
+    clipping_ : dict
+        Per declared bound: its value, the share it clipped and the 99th
+        percentile of what it bounds (``fit`` only; see
+        :func:`~sklearn_ldp.utils.clipping_diagnostics`).
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Only when ``X`` has string column names.

@@ -48,14 +48,17 @@ class LinearRegressorOutputMixin:
 
     The features are ``X`` itself (``coef_`` of shape (p,), ``intercept_``
     a float); a model on a public feature map of ``X`` overrides
-    ``_predict_validated``.
+    ``_predict_validated``. Predictions are clipped to the declared target
+    range ``[-y_bound, y_bound]`` (public; the clipped targets, hence the
+    best predictor, lie in it, so clipping never increases a squared error,
+    and it keeps a model fitted on very noisy reports inside the range).
     """
 
     def predict(self, X):
         """Predictions of the fitted model, linear in its features.
 
         ``X @ coef_ + intercept_``, or, for a model on a public feature map,
-        the mapped ``X`` times ``coef_``.
+        the mapped ``X`` times ``coef_``; clipped to ``[-y_bound, y_bound]``.
 
         Parameters
         ----------
@@ -67,7 +70,11 @@ class LinearRegressorOutputMixin:
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64)
-        return self._predict_validated(X)
+        predictions = self._predict_validated(X)
+        bound = getattr(self, "y_bound", None)
+        if bound is None:
+            return predictions
+        return np.clip(predictions, -bound, bound)
 
     def _predict_validated(self, X):
         return X @ self.coef_ + self.intercept_

@@ -22,7 +22,7 @@ from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import gen_batches
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import (
     LDPEstimatorMixin,
@@ -392,6 +392,14 @@ class SparseLDPRegressor(
     n_reports_rejected_ : int
         Reports the server's validation dropped (not finite, off the lattice
         or outside what an honest client can send); 0 after ``fit``.
+    clipped_fraction_ : float
+        Share of the records the declared bounds clipped on the simulated
+        devices (``fit`` only; a
+        :class:`~sklearn_ldp.exceptions.ClippingWarning` above 1%).
+    clipping_ : dict
+        Per declared bound: its value, the share it clipped and the 99th
+        percentile of what it bounds (``fit`` only; see
+        :func:`~sklearn_ldp.utils.clipping_diagnostics`).
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Defined when ``X`` has string feature names.
@@ -691,6 +699,14 @@ class SparseLDPMeanEstimator(_ProjectedLDPBase, LDPUnsupervisedMixin, BaseEstima
     n_reports_rejected_ : int
         Reports the server's validation dropped (not finite, off the lattice
         or outside what an honest client can send); 0 after ``fit``.
+    clipped_fraction_ : float
+        Share of the records the declared bounds clipped on the simulated
+        devices (``fit`` only; a
+        :class:`~sklearn_ldp.exceptions.ClippingWarning` above 1%).
+    clipping_ : dict
+        Per declared bound: its value, the share it clipped and the 99th
+        percentile of what it bounds (``fit`` only; see
+        :func:`~sklearn_ldp.utils.clipping_diagnostics`).
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
 
@@ -803,6 +819,27 @@ class SparseLDPMeanEstimator(_ProjectedLDPBase, LDPUnsupervisedMixin, BaseEstima
         self._simulate(X, None)
         self._solve()
         return self
+
+    def score(self, X, y=None):
+        """Negative squared l2 distance between ``location_`` and the mean of ``X``.
+
+        A held-out criterion (higher is better) for model selection such as
+        ``GridSearchCV`` over epsilon: ``-||location_ - mean(X)||_2^2``, with
+        the mean of the raw held-out records ``X`` (the analyst's, not the
+        server's; like every ``score``, it reads non-private data).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : Ignored
+
+        Returns
+        -------
+        score : float
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return -float(np.sum((self.location_ - X.mean(axis=0)) ** 2))
 
     def _start_statistics(self, n_components, n_users):
         self._sums = GroupedSums(self._n_groups(n_users), n_components)

@@ -404,3 +404,133 @@ def test_moments_private_risk_is_the_squared_risk():
     np.testing.assert_allclose(est.private_risk(W), exact_risk(W, X, y), atol=0.25)
     np.testing.assert_allclose(est.coef_, [0.5], atol=0.05)
     assert abs(est.intercept_ - 0.1) < 0.05
+
+
+# ------------------------------------------------ GenProt paper configuration
+
+
+def test_genprot_paper_calibration_is_theorem_46():
+    from sklearn_ldp._bernstein import GENPROT_PAPER_BETA
+
+    n, epsilon = 20_000, 1.0
+    est = LocalBernsteinRegressor(
+        epsilon=epsilon, mechanism="genprot", calibration="paper", degree=2
+    )
+    rand = est.make_randomizer(1, n_users=n)
+    mech = rand.scalar_mechanism
+    # T = O(log(n / beta)) with the constant: n 2^(1 - T) <= beta.
+    T = 1 + int(np.ceil(np.log2(n / GENPROT_PAPER_BETA)))
+    assert mech.n_candidates == T and n * 2.0 ** (1 - T) <= GENPROT_PAPER_BETA
+    assert rand.communication_bits == int(np.ceil(np.log2(T)))
+    # eps0 = epsilon / 10 (less the 1e-13 relative cost of sampling), bot = 0.
+    assert mech.base_epsilon == pytest.approx(epsilon / 10, rel=1e-12)
+    assert mech.base_epsilon <= epsilon / 10 and mech.bot == 0.0
+    assert rand.epsilon == pytest.approx(10 * mech.base_epsilon, rel=1e-12)
+    config = rand.get_config()
+    assert config["genprot_options"] == {"n_candidates": T, "calibration": "paper"}
+    # The improved default: tight calibration, T = 32, no extra configuration.
+    improved = LocalBernsteinRegressor(epsilon=epsilon, mechanism="genprot", degree=2)
+    tight = improved.make_randomizer(1).scalar_mechanism
+    assert (tight.n_candidates, tight.calibration, tight.bot) == (32, "tight", 0.5)
+    assert tight.base_epsilon > 4 * mech.base_epsilon
+    assert "genprot_options" not in improved.make_randomizer(1).get_config()
+    with pytest.raises(ValueError, match="n_users"):
+        est.make_randomizer(1)
+
+
+def test_genprot_paper_reports_round_trip_and_report_what_is_spent():
+    X, y = linear_data(3000)
+    est = LocalBernsteinRegressor(
+        epsilon=4.0, mechanism="genprot", calibration="paper", degree=2, random_state=0
+    ).fit(X, y)
+    # Theorem 46 needs eps0 = epsilon / 10 <= 1/4: served at epsilon 2.5.
+    assert est.privacy_epsilon_ == pytest.approx(2.5, rel=1e-12)
+    assert est.privacy_epsilon_ <= 2.5
+    server = LocalBernsteinRegressor(
+        epsilon=4.0, mechanism="genprot", calibration="paper", degree=2, random_state=0
+    )
+    reports = server.make_randomizer(1, n_users=3000).randomize(X, y, random_state=0)
+    server.fit_reports(reports)
+    np.testing.assert_array_equal(server.coef_, est.coef_)
+    with pytest.raises(ValueError, match="genprot_options"):
+        LocalBernsteinRegressor(epsilon=4.0, mechanism="genprot", degree=2).fit_reports(
+            reports
+        )
+    # The improved calibration provides at most 2 ln 2 + tail (about 2.77).
+    tight = LocalBernsteinRegressor(
+        epsilon=10.0, mechanism="genprot", degree=2, random_state=0
+    ).fit(X, y)
+    assert tight.privacy_epsilon_ == pytest.approx(2.7731, abs=1e-3)
+
+
+def test_mechanism_epsilon_caps_and_ranges():
+    from sklearn_ldp._bernstein import mechanism_epsilon
+
+    assert mechanism_epsilon("piecewise", 1e9) == 64.0
+    assert mechanism_epsilon("duchi", 3.0) == 3.0
+    assert mechanism_epsilon("genprot", 1e9, "paper") == 2.5
+    assert mechanism_epsilon("genprot", 1e9) == 1e9  # the mechanism caps itself
+    assert mechanism_epsilon("duchi", 1e-9) == 1e-9
+    with pytest.raises(ValueError, match=r"epsilon = 1e-09.*range is epsilon >= 1e-08"):
+        mechanism_epsilon("piecewise", 1e-9)
+
+
+def test_auto_degree_does_not_grow_without_bound_at_large_epsilon():
+    # The users' own spread (variance up to 1/4 on [0, 1]) stays whatever
+    # epsilon: a finer grid of fewer users per point is not free.
+    from sklearn_ldp._bernstein import USER_SPREAD_VARIANCE, grid_point_noise
+
+    n = 20_000
+    noise = grid_point_noise("piecewise", 1e9, 10, 2, n)
+    assert noise >= np.sqrt(USER_SPREAD_VARIANCE * 11**2 / n)
+    degrees = [
+        LocalBernsteinRegressor(epsilon=eps, mechanism="piecewise")
+        .make_randomizer(1, n_users=n)
+        .degree
+        for eps in (50.0, 1e3, 1e9)
+    ]
+    assert len(set(degrees)) == 1 and degrees[0] < 10
+    X, y = linear_data(n, noise=0.1)
+    X_test, y_test = linear_data(5000, seed=1, noise=0.1)
+    fits = [
+        LocalBernsteinRegressor(epsilon=eps, mechanism="piecewise", random_state=0).fit(
+            X, y
+        )
+        for eps in (50.0, 1e9)
+    ]
+    scores = [fit.score(X_test, y_test) for fit in fits]
+    assert scores[1] >= scores[0] - 0.01 and scores[1] > 0.8
+
+
+@pytest.mark.parametrize("epsilon", [1e-9, 1e-3, 1e6, 1e9])
+@pytest.mark.parametrize(
+    "mechanism, calibration",
+    [
+        ("auto", "improved"),
+        ("piecewise", "improved"),
+        ("duchi", "improved"),
+        ("laplace", "improved"),
+        ("bassily_smith", "improved"),
+        ("genprot", "improved"),
+        ("genprot", "paper"),
+        ("full_grid", "improved"),
+    ],
+)
+def test_every_epsilon_fits_in_the_box_or_names_the_range(
+    mechanism, calibration, epsilon
+):
+    X, y = linear_data(400)
+    est = LocalBernsteinRegressor(
+        epsilon=epsilon, mechanism=mechanism, calibration=calibration, random_state=0
+    )
+    try:
+        est.fit(X, y)
+    except ValueError as error:
+        assert f"epsilon = {epsilon!r}" in str(error) or f"{epsilon!r}" in str(error)
+        assert "epsilon >=" in str(error) and epsilon < 1
+        return
+    predictions = est.predict(X * 100)  # far outside the bounds: clipped
+    # |x^T w + b| <= data_norm * max|slope| + max|intercept| over the box.
+    assert np.isfinite(predictions).all() and np.abs(predictions).max() <= 2.0
+    assert np.all(np.abs(est.coef_) <= 1.0) and abs(est.intercept_) <= 1.0
+    assert 0 < est.privacy_epsilon_ <= epsilon

@@ -523,3 +523,148 @@ def test_bad_data():
         DPConstrainedClassifier(epsilon=0.0).fit(X, y)
     with pytest.raises(ValueError):
         DPConstrainedClassifier(delta=1.0).fit(X, y)
+
+
+# ------------------------------------------------------- paper Frank-Wolfe
+
+
+def test_paper_frank_wolfe_steps_are_the_printed_formulas():
+    from scipy.special import gamma as gamma_function
+
+    from sklearn_ldp.optim._frank_wolfe import gaussian_width, paper_frank_wolfe_step
+
+    # Theorem 6 (DP-FW-L1): gamma = sqrt(2 / (T ||C||_2^2)), ||C||_2 = radius.
+    for radius, T in [(1.0, 50), (6.0, 30), (10.0, 100)]:
+        step = paper_frank_wolfe_step("exponential", radius=radius, n_steps=T)
+        assert step == pytest.approx(np.sqrt(2.0 / (T * radius**2)), rel=1e-12)
+    assert paper_frank_wolfe_step("exponential", radius=0.1, n_steps=10) == 1.0
+    # Gaussian widths: E||g||_2 in closed form, E||g||_inf by Monte Carlo.
+    p = 7
+    exact = np.sqrt(2) * gamma_function((p + 1) / 2) / gamma_function(p / 2)
+    assert gaussian_width("l2", 3.0, p) == pytest.approx(3.0 * exact, rel=1e-12)
+    draws = np.abs(np.random.RandomState(0).standard_normal((200_000, p))).max(axis=1)
+    se = draws.std() / np.sqrt(draws.size)
+    assert abs(gaussian_width("l1", 1.0, p) - draws.mean()) < 5 * se
+    # Theorem 4 (DP-FW-L2): ((R^2 + G_C^2) ln(1/delta))^(1/4) / (R sqrt(n eps)).
+    R, n, eps, delta, d = 10.0, 5_000, 1.0, 1e-5, 101
+    width = gaussian_width("l2", R, d)
+    printed = ((R**2 + width**2) * np.log(1 / delta)) ** 0.25 / (R * np.sqrt(n * eps))
+    step = paper_frank_wolfe_step(
+        "gaussian",
+        radius=R,
+        n_steps=100,
+        constraint="l2",
+        dimension=d,
+        n_samples=n,
+        epsilon=eps,
+        delta=delta,
+    )
+    assert step == pytest.approx(printed, rel=1e-12)
+
+
+def test_paper_mode_uses_the_printed_step_and_returns_a_random_iterate(monkeypatch):
+    X, y = make_classification(n_samples=400, n_features=5, random_state=0)
+    X /= np.linalg.norm(X, axis=1).max()
+    seen = {}
+    original = constrained_module.dp_frank_wolfe
+
+    def spy(*args, **kwargs):
+        seen.update(step=kwargs["step"], output=kwargs["output"])
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(constrained_module, "dp_frank_wolfe", spy)
+    common = dict(n_iter=40, radius=2.0, classes=[0, 1], random_state=0)
+    clf = DPConstrainedClassifier(calibration="paper", **common).fit(X, y)
+    assert seen["output"] == "random_with_start"
+    assert seen["step"] == pytest.approx(np.sqrt(2.0 / (40 * 2.0**2)))
+    assert clf.learning_rate_ == seen["step"]
+    DPConstrainedClassifier(**common).fit(X, y)
+    assert (seen["step"], seen["output"]) == ("harmonic", "last")
+    DPConstrainedClassifier(
+        calibration="paper", method="fw_l2", constraint="l2", **common
+    ).fit(X, y)
+    assert seen["output"] == "random_with_start" and 0 < seen["step"] <= 1
+
+
+def test_random_with_start_is_uniform_on_the_first_T_iterates():
+    # x_R, R uniform on {1..T}: x_1 (the start) included, x_{T+1} left out.
+    from sklearn_ldp.optim import dp_frank_wolfe
+
+    loss = get_loss("logistic")
+    rng = np.random.RandomState(0)
+    X = rng.standard_normal((50, 3)) / 3
+    targets = loss.encode(rng.randint(0, 2, 50), 2)
+    T, draws = 4, 4000
+    path = []
+    dp_frank_wolfe(
+        X, targets, loss, W0=np.zeros((3, 1)), constraint="l2", radius=1.0,
+        n_steps=T, step=0.5, oracle="gaussian", output="last",
+        rng=np.random.RandomState(1), noise_std=0.0,
+        callback=lambda W, _: path.append(W.copy()),
+    )  # fmt: skip
+    iterates = [np.zeros((3, 1)), *path]  # x_1 .. x_{T+1}
+    counts = np.zeros(T + 1)
+    for seed in range(draws):
+        W = dp_frank_wolfe(
+            X, targets, loss, W0=np.zeros((3, 1)), constraint="l2", radius=1.0,
+            n_steps=T, step=0.5, oracle="gaussian", output="random_with_start",
+            rng=np.random.RandomState(seed), noise_std=0.0,
+        )  # fmt: skip
+        counts[[np.allclose(W, it) for it in iterates].index(True)] += 1
+    assert counts[T] == 0
+    # Each of the T others has probability 1/T: binomial standard deviation.
+    sd = np.sqrt(draws * (1 / T) * (1 - 1 / T))
+    np.testing.assert_array_less(np.abs(counts[:T] - draws / T), 5 * sd)
+
+
+# ------------------------------------------------------- classes, epsilon
+
+
+@pytest.mark.parametrize("cls", [DPConstrainedClassifier, DPSVRGClassifier])
+def test_public_classes(cls):
+    from sklearn_ldp import PrivacyLeakWarning
+
+    X, y = make_classification(n_samples=300, n_features=4, random_state=0)
+    X /= np.linalg.norm(X, axis=1).max()
+    with pytest.warns(PrivacyLeakWarning, match="classes=None"):
+        cls(random_state=0).fit(X, y)
+    labels = np.array(["a", "b"])[y]
+    clf = cls(classes=["a", "b", "c"], random_state=0).fit(X, labels)
+    np.testing.assert_array_equal(clf.classes_, ["a", "b", "c"])
+    assert clf.coef_.shape == (3, 4)
+    assert set(clf.predict(X)) <= {"a", "b", "c"}
+    binary = cls(classes=[0, 1], random_state=0).fit(X, np.zeros(300, dtype=int))
+    assert binary.coef_.shape == (1, 4)
+    with pytest.raises(ValueError, match="outside classes"):
+        cls(classes=["a", "c"], random_state=0).fit(X, labels)
+    with pytest.raises(ValueError, match="at least two"):
+        cls(classes=["a"], random_state=0).fit(X, labels)
+
+
+@pytest.mark.parametrize("epsilon", [1e-9, 1e-3, 1e6, 1e9])
+@pytest.mark.parametrize(
+    "cls, params",
+    [
+        (DPConstrainedClassifier, {}),
+        (DPConstrainedClassifier, {"method": "fw_l2", "constraint": "l2"}),
+        (DPConstrainedClassifier, {"calibration": "paper"}),
+        (DPSVRGClassifier, {}),
+        (DPSVRGClassifier, {"solver": "gd", "calibration": "paper"}),
+    ],
+)
+def test_every_epsilon_fits_or_names_the_range(cls, params, epsilon):
+    X, y = make_classification(n_samples=200, n_features=4, random_state=0)
+    X /= np.linalg.norm(X, axis=1).max()
+    clf = cls(epsilon=epsilon, classes=[0, 1], random_state=0, **params)
+    try:
+        clf.fit(X, y)
+    except ValueError as error:
+        assert f"epsilon = {epsilon!r}" in str(error) and "range" in str(error)
+        assert epsilon < 1  # only a too-small epsilon may be refused
+        return
+    proba = clf.predict_proba(X)
+    assert np.isfinite(clf.coef_).all() and np.isfinite(proba).all()
+    assert proba.min() >= 0 and proba.max() <= 1
+    # What the accountant certifies never exceeds the target.
+    assert clf.epsilon_spent_ <= epsilon * (1 + 1e-9)
+    assert clf.privacy_epsilon_ == min(epsilon, clf.epsilon_spent_)

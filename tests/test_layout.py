@@ -107,7 +107,12 @@ def test_no_paper_labels_in_public_options():
 
 
 def test_lazy_exports_match_all():
-    warnings = {"InvalidReportWarning", "LargeDeltaWarning", "PrivacyLeakWarning"}
+    warnings = {
+        "ClippingWarning",
+        "InvalidReportWarning",
+        "LargeDeltaWarning",
+        "PrivacyLeakWarning",
+    }
     assert set(sklearn_ldp.__all__) == {*sklearn_ldp._ESTIMATORS, *warnings}
     for name in sklearn_ldp.__all__:
         assert name in dir(sklearn_ldp)

@@ -9,8 +9,10 @@ from math import comb
 
 import numpy as np
 import pytest
+from sklearn.model_selection import GridSearchCV
 
 from sklearn_ldp import KWayMarginalsLDP
+from sklearn_ldp.aggregation import predicted_table_error
 from sklearn_ldp.randomizers import Reports
 
 
@@ -47,7 +49,12 @@ def noise_free_reports(est, X):
 def test_noise_free_reports_give_the_exact_empirical_marginals(coefficients):
     X = binary_data(3000, 6)
     est = KWayMarginalsLDP(
-        k=3, mechanism="full_vector", coefficients=coefficients, random_state=0
+        k=3,
+        method="chebyshev",
+        mechanism="full_vector",
+        coefficients=coefficients,
+        projection=None,
+        random_state=0,
     )
     est.fit_reports(noise_free_reports(est, X))
     assert est.n_reports_rejected_ == 0
@@ -71,6 +78,8 @@ def test_approximate_polynomial_answers_disjunctions_within_gamma(coefficients):
     est = KWayMarginalsLDP(
         k=6,
         gamma=0.2,
+        method="chebyshev",
+        projection=None,
         mechanism="full_vector",
         coefficients=coefficients,
         random_state=0,
@@ -92,7 +101,9 @@ def test_approximate_polynomial_answers_disjunctions_within_gamma(coefficients):
 def test_sampled_scheme_with_huge_epsilon_has_only_the_sampling_error():
     n, p = 20_000, 5
     X = binary_data(n, p)
-    est = KWayMarginalsLDP(epsilon=200.0, k=2, random_state=0).fit(X)
+    est = KWayMarginalsLDP(
+        epsilon=200.0, k=2, method="chebyshev", random_state=0
+    ).fit(X)
     d = est.n_coordinates_
     # Each conjunction is the mean of a bit over ~n/d users (sd <= 0.5 sqrt(d/n));
     # a 2-way cell combines at most 4 of them: sd <= 2 * 0.5 * sqrt(d / n).
@@ -108,7 +119,9 @@ def test_sampled_scheme_with_huge_epsilon_has_only_the_sampling_error():
 def test_noise_at_moderate_epsilon_matches_the_predicted_variance():
     n, p, epsilon = 100_000, 5, 1.0
     X = binary_data(n, p, seed=3)
-    est = KWayMarginalsLDP(epsilon=epsilon, k=2, random_state=0).fit(X)
+    est = KWayMarginalsLDP(
+        epsilon=epsilon, k=2, method="chebyshev", projection=None, random_state=0
+    ).fit(X)
     randomizer = est.make_randomizer(p)
     per_coordinate = randomizer.noise_variance(n, unit_variance=1.0)[0]
     sampling = 0.25 * randomizer.n_coordinates / n
@@ -171,3 +184,191 @@ def test_query_validation():
 def test_fewer_users_than_coordinates_warns():
     with pytest.warns(UserWarning, match="coordinates"):
         KWayMarginalsLDP(k=3, random_state=0).fit(binary_data(50, 8))
+
+
+# --- the Hadamard method and method='auto' ---------------------------------------
+
+
+def test_exact_parities_give_the_exact_empirical_marginals():
+    # The server's Walsh-Hadamard step alone: exact theta_S = mean chi_S(x).
+    X = binary_data(3000, 6)
+    est = KWayMarginalsLDP(k=3, method="hadamard", projection=None, random_state=0)
+    est.fit(X)
+    randomizer = est.make_randomizer(6)
+    parities = randomizer._unit_vector(randomizer._prepare(X))
+    est.coefficients_ = parities.mean(axis=0)
+    for features in [[0, 1, 2], [5, 1, 3], [4, 0], [3]]:
+        np.testing.assert_allclose(
+            est.marginal_table(features), exact_table(X, features), atol=1e-12
+        )
+    assert est.disjunction([0, 3, 4]) == pytest.approx(
+        np.mean(X[:, [0, 3, 4]].max(axis=1)), abs=1e-12
+    )
+
+
+@pytest.mark.parametrize(
+    "method, params",
+    [("hadamard", {}), ("chebyshev", {}), ("chebyshev", {"mechanism": "duchi"})],
+)
+def test_predicted_table_variance_matches_the_empirical_variance(method, params):
+    # Uniform bits: the reference population of predicted_table_error. Raw
+    # (unprojected) tables are unbiased for k <= 3, so their mean squared
+    # error over repeated fits is the variance the prediction states.
+    n, p, k, epsilon, repeats = 8000, 4, 2, 1.0, 40
+    X = (np.random.RandomState(1).uniform(size=(n, p)) < 0.5).astype(float)
+    subsets = np.array(list(itertools.combinations(range(p), k)))
+    truth = np.array([exact_table(X, list(s)) for s in subsets])
+    squared = []
+    for seed in range(repeats):
+        est = KWayMarginalsLDP(
+            epsilon=epsilon, k=k, method=method, projection=None, random_state=seed,
+            **params,
+        ).fit(X)
+        squared.append(((est.marginal_tables(subsets) - truth) ** 2).sum(axis=(1, 2)))
+    empirical = np.mean(squared)
+    variance, bias = predicted_table_error(est.make_randomizer(p), n)
+    assert bias == 0.0
+    # 40 x 6 table errors (sums of 4 near-Gaussian cells; tables share
+    # coefficients): the mean has relative sd below sqrt(2 / 40) ~ 0.22,
+    # so a 3-sd band is [0.35, 1.7]; the partition's finite-population
+    # correction (1 - 1/G ~ 0.9) and the slightly negative correlation of
+    # balanced groups only make the truth a little smaller.
+    assert 0.35 < empirical / variance < 1.7
+
+
+def test_hadamard_beats_chebyshev_as_predicted():
+    # (3^u - 1) / (4 (1 - 2^-u)) at equal mechanism noise: 8/3 at u = 2.
+    est = KWayMarginalsLDP(epsilon=1.0, k=2, mechanism="duchi")
+    chebyshev = predicted_table_error(est._build_randomizer(6, "chebyshev"), 10**4)
+    hadamard = predicted_table_error(est._build_randomizer(6, "hadamard"), 10**4)
+    assert chebyshev[0] / hadamard[0] > 2.0
+    one_way = KWayMarginalsLDP(epsilon=1.0, k=1, mechanism="duchi")
+    a = predicted_table_error(one_way._build_randomizer(6, "chebyshev"), 10**4)[0]
+    b = predicted_table_error(one_way._build_randomizer(6, "hadamard"), 10**4)[0]
+    assert a == pytest.approx(b, rel=1e-9)  # k = 1: the same protocol
+
+
+def test_auto_chooses_before_the_users_report_and_the_server_reads_it_back():
+    X = binary_data(4000, 5)
+    est = KWayMarginalsLDP(epsilon=1.0, k=2, random_state=0).fit(X)
+    assert est.method_ == "hadamard"
+    for method in ("chebyshev", "hadamard"):
+        reports = (
+            KWayMarginalsLDP(epsilon=1.0, k=2, method=method)
+            .make_randomizer(5)
+            .randomize(X, random_state=1)
+        )
+        server = KWayMarginalsLDP(epsilon=1.0, k=2).fit_reports(reports)
+        assert server.method_ == method
+    # The other method's server refuses them.
+    with pytest.raises(ValueError, match="differs"):
+        KWayMarginalsLDP(epsilon=1.0, k=2, method="chebyshev").fit_reports(reports)
+    # With an approximate polynomial the bias is compared with the noise: n needed.
+    with pytest.raises(ValueError, match="n_users"):
+        KWayMarginalsLDP(k=6, gamma=0.2).make_randomizer(8)
+    assert KWayMarginalsLDP(k=6, gamma=0.2).make_randomizer(8, n_users=10**5)
+
+
+def test_hadamard_fit_is_accurate_and_tables_are_distributions():
+    n, p = 50_000, 6
+    X = binary_data(n, p, seed=4)
+    est = KWayMarginalsLDP(epsilon=2.0, k=3, method="hadamard", random_state=0).fit(X)
+    # Each parity mean: variance <= G B^2 / n; a cell: 2^-u times 7 of them.
+    B2 = 1.0 / np.tanh(1.0) ** 2
+    sd = np.sqrt(7 * est.n_coordinates_ * B2 / n) / 8
+    for features in itertools.combinations(range(p), 3):
+        table = est.marginal_table(list(features))
+        assert table.min() >= 0 and table.sum() == pytest.approx(1.0)
+        assert np.abs(table - exact_table(X, list(features))).max() < 5 * sd
+
+
+# --- score, GridSearchCV and every epsilon -----------------------------------
+
+
+def test_score_is_minus_the_mean_squared_error_of_the_k_way_tables():
+    X = binary_data(20_000, 4)
+    held_out = binary_data(5_000, 4, seed=9)
+    est = KWayMarginalsLDP(epsilon=1.0, k=2, random_state=0).fit(X)
+    subsets = np.array(list(itertools.combinations(range(4), 2)))
+    expected = -np.mean(
+        [
+            (est.marginal_table(list(s)) - exact_table(held_out, list(s))) ** 2
+            for s in subsets
+        ]
+    )
+    assert est.score(held_out) == pytest.approx(expected, rel=1e-12)
+    assert est.score(held_out) <= 0
+    more_private = KWayMarginalsLDP(epsilon=0.1, k=2, random_state=0).fit(X)
+    assert more_private.score(held_out) < est.score(held_out)
+
+
+def test_grid_search_over_epsilon():
+    X = binary_data(6_000, 4)
+    search = GridSearchCV(
+        KWayMarginalsLDP(k=2, random_state=0), {"epsilon": [0.5, 2]}
+    ).fit(X)
+    assert search.best_params_ == {"epsilon": 2}
+    assert np.all(np.isfinite(search.cv_results_["mean_test_score"]))
+
+
+@pytest.mark.parametrize("epsilon", [1e-9, 1e-3, 1e6, 1e9])
+@pytest.mark.parametrize("method", ["hadamard", "chebyshev"])
+def test_every_epsilon_gives_distributions_or_names_the_range(epsilon, method):
+    X = binary_data(3000, 4)
+    est = KWayMarginalsLDP(epsilon=epsilon, k=2, method=method, random_state=0)
+    if method == "chebyshev" and epsilon < 1e-8:
+        with pytest.raises(ValueError, match=r"epsilon = 1e-09.*usable range"):
+            est.fit(X)
+        est.set_params(mechanism="duchi")  # randomized response: any epsilon
+    est.fit(X)
+    tables = est.marginal_tables(np.array(list(itertools.combinations(range(4), 2))))
+    assert np.all(np.isfinite(tables))
+    assert tables.min() >= 0.0 and tables.max() <= 1.0
+    np.testing.assert_allclose(tables.sum(axis=(1, 2)), 1.0)
+    assert 0 < est.privacy_epsilon_ <= epsilon
+    if epsilon >= 1e6:  # run at the mechanism's cap, which the attribute reports
+        assert est.privacy_epsilon_ < 100
+        error = np.abs(tables[0] - exact_table(X, [0, 1])).max()
+        assert error < 5 * 0.5 * np.sqrt(est.n_coordinates_ * 3 / 3000)
+    assert np.isfinite(est.score(X))
+
+
+def test_single_user_bad_values_and_non_binary_records():
+    one = binary_data(1, 4)
+    with pytest.warns(UserWarning, match="only 1 users"):
+        est = KWayMarginalsLDP(k=2, random_state=0).fit(one)
+    table = est.marginal_table([0, 1])
+    assert np.all(np.isfinite(table)) and table.sum() == pytest.approx(1.0)
+    X = binary_data(100, 4)
+    for bad in (np.nan, np.inf):
+        X_bad = X.copy()
+        X_bad[3, 1] = bad
+        with pytest.raises(ValueError, match="NaN|infinity"):
+            KWayMarginalsLDP(k=2).fit(X_bad)
+    with pytest.raises(ValueError, match="binary records"):
+        KWayMarginalsLDP(k=2, binarize=None, method="hadamard").fit(X + 0.5)
+    est = KWayMarginalsLDP(k=2, binarize=None, random_state=0).fit(X)
+    with pytest.raises(ValueError, match="binary records"):
+        est.score(X * 3)
+
+
+def test_predicted_bias_is_the_exact_bias_for_uniform_records():
+    # Every pattern of 5 bits once: exactly the uniform reference population.
+    X = np.array(list(itertools.product([0, 1], repeat=5)), dtype=float)
+    est = KWayMarginalsLDP(
+        k=5, gamma=0.2, method="chebyshev", mechanism="full_vector", projection=None
+    )
+    est.fit_reports(noise_free_reports(est, X))
+    assert est.polynomial_.degree < 5  # approximate: biased
+    error = est.marginal_table(list(range(5))) - exact_table(X, list(range(5)))
+    _, squared_bias = predicted_table_error(est.make_randomizer(5, n_users=32), 32)
+    assert squared_bias > 1e-4
+    assert np.sum(error**2) == pytest.approx(squared_bias, rel=1e-9)
+
+
+def test_auto_takes_the_shorter_chebyshev_vector_when_it_is_predicted_better():
+    # p = 30, k = 6: 768,211 parities against 31,930 Chebyshev coordinates
+    # (degree 4 < k): lower variance for a small bias.
+    est = KWayMarginalsLDP(epsilon=1.0, k=6, gamma=0.2)
+    randomizer = est.make_randomizer(30, n_users=10**6)
+    assert type(randomizer).__name__ == "MarginalRandomizer"

@@ -149,7 +149,10 @@ def design_epsilon(epsilon, implemented, *, max_slack=MAX_RESOLUTION_SLACK):
     epsilon = check_epsilon(epsilon)
 
     def acceptable(design):
-        return implemented(design) - design <= max_slack * design
+        try:
+            return implemented(design) - design <= max_slack * design
+        except OverflowError:  # exp(design) overflows: far beyond 64-bit resolution
+            return False
 
     capped = not acceptable(epsilon)
     design = epsilon

@@ -24,8 +24,9 @@ DP-FW-L1 (seed 004, Alg. 4) follows Talwar, Thakurta and Zhang (2015), whose
 proof splits the budget by the advanced composition theorem (seed 004,
 Lemma 1: ``eps0 = epsilon / sqrt(8 T ln(1/delta))``). That is the
 paper-faithful calibration here; the budget it actually spends is
-re-certified by the RDP bound above (always below the target; the printed
-Lemma 1 needs ``epsilon < 1``, the RDP route does not).
+re-certified by the RDP bound above (below the target for moderate epsilon;
+the printed Lemma 1 needs ``epsilon < 1``; at a large epsilon, where no
+bound certifies it, the per-step budget falls back to ``epsilon / T``).
 """
 
 from dataclasses import dataclass
@@ -88,9 +89,10 @@ def advanced_composition_epsilon(epsilon, steps, delta):
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
+    with np.errstate(over="ignore"):  # a huge epsilon: the bound is vacuous (inf)
+        growth = np.expm1(epsilon)
     return float(
-        np.sqrt(2.0 * steps * np.log(1.0 / delta)) * epsilon
-        + steps * epsilon * np.expm1(epsilon)
+        np.sqrt(2.0 * steps * np.log(1.0 / delta)) * epsilon + steps * epsilon * growth
     )
 
 
@@ -125,6 +127,15 @@ def _calibrate_rdp_cached(epsilon, delta, n_steps):
     return 1.0 / z, spent
 
 
+def _certified_selections(step_epsilon, n_steps, delta):
+    """The smallest of the RDP, advanced and basic composition bounds."""
+    return min(
+        rdp_to_epsilon(exponential_mechanism_rdp(step_epsilon, n_steps), delta)[0],
+        advanced_composition_epsilon(step_epsilon, n_steps, delta),
+        n_steps * step_epsilon,
+    )
+
+
 def calibrate_exponential_selections(epsilon, delta, n_steps, method="rdp"):
     """Per-step epsilon of ``n_steps`` composed exponential mechanisms.
 
@@ -137,7 +148,9 @@ def calibrate_exponential_selections(epsilon, delta, n_steps, method="rdp"):
     method : {'rdp', 'paper'}, default='rdp'
         ``'rdp'``: largest per-step epsilon whose RDP curve (bounded range)
         converts to at most ``epsilon``. ``'paper'``: advanced composition
-        as in seed 004's Lemma 1, ``epsilon / sqrt(8 T ln(1/delta))``.
+        as in seed 004's Lemma 1, ``epsilon / sqrt(8 T ln(1/delta))``;
+        where no bound certifies that value at ``epsilon`` (a large
+        epsilon, outside Lemma 1's range) it is lowered to ``epsilon / T``.
 
     Returns
     -------
@@ -158,11 +171,13 @@ def calibrate_exponential_selections(epsilon, delta, n_steps, method="rdp"):
         step_epsilon, spent = _calibrate_rdp_cached(epsilon, delta, n_steps)
     elif method == "paper":
         step_epsilon = epsilon / np.sqrt(8.0 * n_steps * np.log(1.0 / delta))
-        spent = min(
-            rdp_to_epsilon(exponential_mechanism_rdp(step_epsilon, n_steps), delta)[0],
-            advanced_composition_epsilon(step_epsilon, n_steps, delta),
-            n_steps * step_epsilon,
-        )
+        spent = _certified_selections(step_epsilon, n_steps, delta)
+        if spent > epsilon:
+            # Lemma 1 holds for small epsilon only: at a large one (e.g.
+            # 1e9 with T = 100) no bound certifies the printed per-step
+            # budget, so it is lowered to basic composition's epsilon / T.
+            step_epsilon = epsilon / n_steps
+            spent = min(_certified_selections(step_epsilon, n_steps, delta), epsilon)
     else:
         raise ValueError(f"method must be 'rdp' or 'paper', got {method!r}.")
     return SelectionNoise(float(step_epsilon), n_steps, float(spent), delta)

@@ -134,6 +134,23 @@ def rdp_to_epsilon(rdp, delta, orders=DEFAULT_RDP_ORDERS):
     return float(max(eps[best], 0.0)), float(orders[best])
 
 
+def rdp_epsilon_floor(delta, orders=DEFAULT_RDP_ORDERS):
+    """The smallest epsilon :func:`rdp_to_epsilon` can return at ``delta``.
+
+    The conversion adds ``ln(1 - 1/alpha) - ln(delta alpha) / (alpha - 1)``
+    to the RDP of each order, so a mechanism with RDP 0 (infinite noise)
+    still converts to the minimum of that term over the orders (at least 0).
+    A target at or below it cannot be calibrated with these orders.
+
+    Examples
+    --------
+    >>> from sklearn_ldp.accounting._rdp import rdp_epsilon_floor
+    >>> round(rdp_epsilon_floor(1e-5), 4)
+    0.0035
+    """
+    return rdp_to_epsilon(np.zeros(_check_orders(orders).shape), delta, orders)[0]
+
+
 def calibrate_noise_multiplier(epsilon, delta, rdp_of, *, lo=1e-2, hi=1e3):
     """Smallest noise multiplier ``z`` with ``rdp_to_epsilon(rdp_of(z)) <= epsilon``.
 
@@ -163,6 +180,18 @@ def calibrate_noise_multiplier(epsilon, delta, rdp_of, *, lo=1e-2, hi=1e3):
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
+    floor = rdp_epsilon_floor(delta)
+    if epsilon <= floor:
+        # Even infinite noise (RDP 0 at every order) converts to ``floor``:
+        # no noise multiplier reaches the target, so say so instead of
+        # widening the bracket until ``z`` overflows.
+        raise ValueError(
+            f"epsilon = {epsilon!r} is below what the RDP accountant can certify at "
+            f"delta = {delta!r}: with Renyi orders up to {int(DEFAULT_RDP_ORDERS[-1])} "
+            f"the usable range is epsilon > {floor:.3g} (the conversion's floor "
+            "ln(1 - 1/alpha) - ln(delta alpha) / (alpha - 1)). Use a larger epsilon "
+            "or delta."
+        )
 
     def excess(log_z):
         return rdp_to_epsilon(rdp_of(np.exp(log_z)), delta)[0] - epsilon
@@ -170,6 +199,13 @@ def calibrate_noise_multiplier(epsilon, delta, rdp_of, *, lo=1e-2, hi=1e3):
     log_lo, log_hi = np.log(lo), np.log(hi)
     while excess(log_hi) > 0:
         log_hi += np.log(10.0)
+        if log_hi > np.log(1e100):
+            raise ValueError(
+                f"epsilon = {epsilon!r} at delta = {delta!r} needs a noise multiplier "
+                f"above 1e100: the usable range is epsilon > {floor:.3g} by a margin "
+                "(the run's RDP must fit under epsilon minus the conversion's floor). "
+                "Use a larger epsilon or delta."
+            )
     while excess(log_lo) <= 0 and log_lo > np.log(1e-8):
         log_lo -= np.log(10.0)
     z = float(np.exp(brentq(excess, log_lo, log_hi, xtol=1e-12, rtol=1e-10)))

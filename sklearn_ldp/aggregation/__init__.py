@@ -31,6 +31,14 @@ from ._bernstein import (
     tensor_weights,
 )
 from ._fission import fission_matrix, gaussian_fission
+from ._frequency import (
+    debias_frequencies,
+    fast_walsh_hadamard,
+    frequency_support_counts,
+    frequency_variance,
+    iterative_bayesian_update,
+    project_simplex,
+)
 from ._glm_oracle import (
     GLMGradientOracle,
     fission_feature_copies,
@@ -43,9 +51,13 @@ from ._glm_oracle import (
 from ._grouped import estimate_grid_risk, estimate_vector_mean, group_means
 from ._marginal_tables import (
     disjunction_tables,
+    empirical_marginal_tables,
     fold_monomial_means,
     marginal_tables,
     marginal_tables_from_disjunctions,
+    parity_marginal_tables,
+    predicted_table_error,
+    project_tables_to_simplex,
 )
 from ._oracle import PolynomialGradientOracle, product_estimate, product_terms_copies
 from ._pilot import (
@@ -176,7 +188,17 @@ __all__ = [
     "fold_monomial_means",
     "marginal_tables",
     "marginal_tables_from_disjunctions",
+    "empirical_marginal_tables",
+    "parity_marginal_tables",
+    "predicted_table_error",
+    "project_tables_to_simplex",
     "estimate_grid_risk",
     "estimate_vector_mean",
     "group_means",
+    "debias_frequencies",
+    "fast_walsh_hadamard",
+    "frequency_support_counts",
+    "frequency_variance",
+    "iterative_bayesian_update",
+    "project_simplex",
 ]

@@ -17,6 +17,8 @@ post-processing.
 """
 
 import numpy as np
+from scipy.integrate import quad
+from scipy.special import erf, gammaln
 
 from ._dp_svrg import _noisy_mean_gradient
 
@@ -94,6 +96,83 @@ def exponential_vertex(gradient, radius, step_epsilon, sensitivity, rng):
     return vertex.reshape(np.shape(gradient))
 
 
+def gaussian_width(constraint, radius, dimension):
+    """``G_C = E sup_{v in C} <g, v>``, ``g ~ N(0, I_p)``, for the l1 or l2 ball.
+
+    l2 ball: ``radius E||g||_2 = radius sqrt(2) Gamma((p + 1) / 2) /
+    Gamma(p / 2)``; l1 ball: ``radius E||g||_inf = radius int_0^inf
+    (1 - (2 Phi(t) - 1)^p) dt`` (numerical quadrature). Seed 004's
+    Definition 8; it enters the printed step of DP-FW-L2.
+
+    Examples
+    --------
+    >>> from sklearn_ldp.optim._frank_wolfe import gaussian_width
+    >>> round(gaussian_width("l2", 1.0, 1), 4), round(gaussian_width("l1", 1.0, 1), 4)
+    (0.7979, 0.7979)
+    """
+    p = int(dimension)
+    if p < 1:
+        raise ValueError(f"dimension must be >= 1, got {dimension!r}.")
+    if constraint == "l2":
+        return float(
+            radius * np.sqrt(2.0) * np.exp(gammaln((p + 1) / 2) - gammaln(p / 2))
+        )
+    if constraint != "l1":
+        raise ValueError(f"constraint must be 'l1' or 'l2', got {constraint!r}.")
+
+    def tail(t):
+        return -np.expm1(p * np.log(erf(t / np.sqrt(2.0)))) if t > 0 else 1.0
+
+    value, _ = quad(tail, 0.0, 40.0, limit=200)
+    return float(radius * value)
+
+
+def paper_frank_wolfe_step(
+    oracle,
+    *,
+    radius,
+    n_steps,
+    constraint="l1",
+    dimension=1,
+    n_samples=1,
+    epsilon=1.0,
+    delta=1e-5,
+):
+    """The constant step seed 004 prints for DP-FW-L1 or DP-FW-L2, capped at 1.
+
+    - DP-FW-L1 (``oracle='exponential'``, Theorem 6): ``gamma =
+      sqrt(2 / (T ||C||_2^2))`` with ``||C||_2 = radius`` (the l1 ball's
+      largest l2 norm).
+    - DP-FW-L2 (``oracle='gaussian'``, Theorem 4): ``gamma = ((||C||_2^2 +
+      G_C^2) ln(1/delta))^(1/4) / (||C||_2 sqrt(n epsilon))`` with the
+      ``O(.)`` constant taken as 1 and ``||C||_2 = radius`` on both balls;
+      ``G_C`` is :func:`gaussian_width` of the ball in the ``dimension``
+      weights. The print has ``||C||_2 + G_C^2`` under the fourth root of
+      the step but ``||C||_2^2 + G_C^2`` in ``T`` and in the bound (6); the
+      squared form is the one consistent in units and is used.
+
+    A Frank-Wolfe step is a convex combination, so a printed value above 1
+    (small ``T radius^2``, outside the theorems' regime) is capped at 1.
+
+    Examples
+    --------
+    >>> from sklearn_ldp.optim._frank_wolfe import paper_frank_wolfe_step
+    >>> round(paper_frank_wolfe_step("exponential", radius=1.0, n_steps=50), 4)
+    0.2
+    """
+    radius, T = float(radius), int(n_steps)
+    if oracle == "exponential":
+        step = np.sqrt(2.0 / (T * radius**2))
+    elif oracle == "gaussian":
+        width = gaussian_width(constraint, radius, dimension)
+        step = ((radius**2 + width**2) * np.log(1.0 / delta)) ** 0.25 / (
+            radius * np.sqrt(n_samples * epsilon)
+        )
+    else:
+        raise ValueError(f"oracle must be 'gaussian' or 'exponential', got {oracle!r}.")
+    return float(min(1.0, step))
+
+
 def dp_frank_wolfe(
     X,
     targets,
@@ -133,9 +212,12 @@ def dp_frank_wolfe(
     oracle : {'gaussian', 'exponential'}
         Gaussian noise on the gradient + exact LMO (Alg. 2), or the
         exponential mechanism over the vertices of the l1 ball (Alg. 4).
-    output : {'random', 'last'}
-        ``x_R`` with ``R`` uniform on the ``T`` iterates the steps produce
-        (drawn before the run), or the last iterate.
+    output : {'random', 'random_with_start', 'last'}
+        ``'random'``: ``R`` uniform on the ``T`` iterates the steps produce
+        (``x_2..x_{T+1}``); ``'random_with_start'``: ``x_R`` with ``R``
+        uniform on ``{1..T}``, ``x_1 = W0`` included and ``x_{T+1}`` left
+        out, as printed in seed 004 (Alg. 2 and 4, last line); ``'last'``:
+        ``x_{T+1}``. ``R`` is drawn from ``rng`` before the run.
     rng : numpy.random.RandomState
     noise_std : float
         Std of the Gaussian noise on the mean gradient (``'gaussian'``).
@@ -151,7 +233,17 @@ def dp_frank_wolfe(
     if oracle == "exponential" and constraint != "l1":
         raise ValueError("The exponential-mechanism oracle needs the l1 ball.")
     n = X.shape[0]
-    chosen = rng.randint(1, n_steps + 1) if output == "random" else n_steps
+    # ``chosen``: how many steps the returned iterate has taken.
+    if output == "random":
+        chosen = rng.randint(1, n_steps + 1)
+    elif output == "random_with_start":
+        chosen = rng.randint(0, n_steps)
+    elif output == "last":
+        chosen = n_steps
+    else:
+        raise ValueError(
+            f"output must be 'random', 'random_with_start' or 'last', got {output!r}."
+        )
     W = np.array(W0, dtype=float)
     kept = W
     for t in range(1, n_steps + 1):

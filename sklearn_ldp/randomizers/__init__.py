@@ -30,8 +30,14 @@ from ._feature_maps import (
     feature_map_from_config,
     feature_map_seed,
 )
+from ._frequency import (
+    FrequencyRandomizer,
+    frequency_design,
+    frequency_mechanism_variances,
+)
 from ._gaussian import GaussianMechanism, GaussianRecordRandomizer, encode_labels
 from ._genprot import GenProtMechanism, genprot_epsilon
+from ._hadamard_marginals import HadamardMarginalRandomizer
 from ._ldp_avg import VectorAverageRandomizer
 from ._marginals import MarginalRandomizer, SubsetIndex, monomial_exponents
 from ._privunit import PrivUnitGRandomizer
@@ -62,10 +68,12 @@ __all__ = [
     "DuchiMechanism",
     "FOURIER_FEATURE_NORM",
     "FieldSupport",
+    "FrequencyRandomizer",
     "GaussianCopiesRandomizer",
     "GaussianMechanism",
     "GaussianRecordRandomizer",
     "GenProtMechanism",
+    "HadamardMarginalRandomizer",
     "IntegerSampler",
     "LaplaceMechanism",
     "LocalRandomizer",
@@ -94,6 +102,8 @@ __all__ = [
     "encode_labels",
     "feature_map_from_config",
     "feature_map_seed",
+    "frequency_design",
+    "frequency_mechanism_variances",
     "genprot_epsilon",
     "lattice_granularity",
     "monomial_exponents",

@@ -163,14 +163,17 @@ def moment_values(X, y, fit_intercept):
     return np.hstack(parts)
 
 
-def scalar_mechanism(mechanism, epsilon, n_grid):
+def scalar_mechanism(mechanism, epsilon, n_grid, genprot_options=None):
     """The mechanism one released (normalized) loss value goes through.
 
     ``'full_grid'``: Laplace at :func:`~sklearn_ldp.accounting.full_grid_epsilon`
     (``n_grid`` releases per user); otherwise the named mechanism at the
     full epsilon, on ``[0, 1]``. Each mechanism draws its lattice and states
-    the epsilon it provides (at most the one asked).
+    the epsilon it provides (at most the one asked). ``genprot_options``
+    (``n_candidates``, ``calibration``) configure ``'genprot'``.
     """
+    if mechanism == "genprot" and genprot_options:
+        return GenProtMechanism(epsilon, lower=0.0, upper=1.0, **genprot_options)
     if mechanism == "full_grid":
         per_value = full_grid_epsilon(epsilon, n_grid)
         try:  # the lattice design refuses a per-value epsilon that is too small
@@ -249,6 +252,10 @@ class BernsteinLossRandomizer(LocalRandomizer):
     protocol : {'grid', 'moments'}, default='grid'
         What users release; ``'moments'`` needs ``loss='squared'``, a
         partition mechanism and ``degree=2`` (the degree of the monomials).
+    genprot_options : dict or None, default=None
+        Keyword arguments of :class:`GenProtMechanism` (``n_candidates``,
+        ``calibration``) for ``mechanism='genprot'``; announced in the
+        reports' configuration. None: its defaults.
 
     Examples
     --------
@@ -276,6 +283,7 @@ class BernsteinLossRandomizer(LocalRandomizer):
         huber_delta=1.0,
         loss_bound=None,
         protocol="grid",
+        genprot_options=None,
     ):
         self.n_features = int(n_features)
         if self.n_features < 1:
@@ -347,8 +355,13 @@ class BernsteinLossRandomizer(LocalRandomizer):
                 data_norm=self.data_norm,
                 y_bound=self.y_bound,
             )
+        # GenProt's public configuration (candidates, calibration) when not
+        # the default; announced in the reports.
+        self.genprot_options = (
+            dict(genprot_options) if genprot_options and mechanism == "genprot" else {}
+        )
         self.scalar_mechanism = scalar_mechanism(
-            self.mechanism, self.requested_epsilon, self.n_grid
+            self.mechanism, self.requested_epsilon, self.n_grid, self.genprot_options
         )
         if self.mechanism == "full_grid":
             self.epsilon = min(
@@ -404,6 +417,8 @@ class BernsteinLossRandomizer(LocalRandomizer):
         }
         if self.protocol != "grid":  # grid configurations keep their old form
             config["protocol"] = self.protocol
+        if self.genprot_options:
+            config["genprot_options"] = dict(self.genprot_options)
         return config
 
     def grid_points(self, indices=None):

@@ -17,11 +17,20 @@ def clip_l2(X, bound):
     >>> from sklearn_ldp.randomizers import clip_l2
     >>> clip_l2(np.array([[3.0, 4.0], [0.3, 0.4]]), 1.0).round(2).tolist()
     [[0.6, 0.8], [0.3, 0.4]]
+    >>> clip_l2(np.array([[3e200, 4e200]]), 1.0).round(2).tolist()
+    [[0.6, 0.8]]
     """
     X = np.asarray(X, dtype=np.float64)
-    norms = np.linalg.norm(X, axis=-1, keepdims=True)
-    scale = np.minimum(1.0, bound / np.maximum(norms, np.finfo(float).tiny))
-    return X * scale
+    # Scale by the largest entry first: squaring 1e200 overflows, and a row
+    # of norm inf would be mapped to zero instead of to the boundary.
+    largest = np.max(np.abs(X), axis=-1, keepdims=True) if X.shape[-1] else None
+    if largest is None:
+        return X.copy()
+    safe = np.where(largest > 0, largest, 1.0)
+    unit = X / safe
+    norms = largest * np.sqrt(np.sum(unit * unit, axis=-1, keepdims=True))
+    inside = norms <= bound
+    return np.where(inside, X, unit * (bound / np.maximum(norms / safe, 1.0)))
 
 
 def clip_interval(values, lower, upper):

@@ -104,6 +104,9 @@ LATTICE_CELLS = 1024
 #: Public strings reach ``tail / eps0`` beyond the unit interval: the law
 #: clamped there moves ``E[z]`` by about ``e^-tail``.
 STRING_TAIL = 30.0
+#: Largest table of the public strings' sampler (entries); smaller epsilons
+#: are refused (:meth:`GenProtMechanism.smallest_epsilon`).
+MAX_STRING_ENTRIES = 2**21
 
 
 @lru_cache(maxsize=16)
@@ -201,8 +204,30 @@ class GenProtMechanism(_IntervalMechanism):
         )
         reach = max(self.bot, 1.0 - self.bot) + STRING_TAIL / self.base_epsilon
         self._half_width = int(np.ceil(reach / self.granularity))
+        if 2 * self._half_width + 1 > MAX_STRING_ENTRIES:
+            raise ValueError(
+                f"GenProtMechanism: epsilon = {self.requested_epsilon!r} (base budget "
+                f"eps0 = {self.base_epsilon:.3g}) needs a public-string table of "
+                f"{2 * self._half_width + 1:.3g} entries (at most "
+                f"{MAX_STRING_ENTRIES:.3g}); with calibration={calibration!r} and "
+                f"n_candidates={self.n_candidates} it supports epsilon >= "
+                f"{self.smallest_epsilon(self.n_candidates, calibration):.2g}."
+            )
         half = self._half_width * self.granularity
         self.window = (self.bot - half, self.bot + half)
+
+    @staticmethod
+    def smallest_epsilon(n_candidates=32, calibration="tight"):
+        """The smallest epsilon whose public-string table fits ``MAX_STRING_ENTRIES``.
+
+        Below ``eps0 = 1/2048`` the lattice step is capped at 1/2, so the
+        window ``bot +- (1 + STRING_TAIL / eps0)`` holds about ``4 (1 + 30 /
+        eps0)`` points; the table fits for ``eps0 >= 4 STRING_TAIL /
+        (MAX_STRING_ENTRIES - 9)`` (about ``5.7e-5``), converted to epsilon
+        by the calibration's guarantee.
+        """
+        eps0 = 4.0 * STRING_TAIL / (MAX_STRING_ENTRIES - 9)
+        return float(genprot_provided_epsilon(eps0, int(n_candidates), calibration))
 
     @property
     def communication_bits(self):

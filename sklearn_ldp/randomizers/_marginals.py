@@ -28,10 +28,40 @@ from numbers import Integral
 
 import numpy as np
 
+from ..utils import check_epsilon
 from ._chebyshev_or import or_polynomial
 from ._ldp_avg import VectorAverageRandomizer
 
 COEFFICIENTS = ("multilinear", "monomial")
+
+#: Largest epsilon handed to a scalar mechanism. Every one caps itself well
+#: below (Duchi at about 36.7, piecewise 56.1, Laplace 20.4: beyond, the
+#: 64-bit coins cannot be biased further); above ~709 their set-up overflows.
+#: Running at a smaller epsilon than asked is always allowed, and the
+#: randomizer's ``epsilon`` reports what is provided.
+MAX_MECHANISM_EPSILON = 100.0
+#: Smallest epsilon per value each sampled mechanism supports (below,
+#: piecewise's lattice scale overflows; Laplace refuses below about 4.2e-5
+#: with its own message).
+MIN_MECHANISM_EPSILON = {"piecewise": 1e-8, "duchi": 0.0, "laplace": 0.0}
+
+
+def mechanism_epsilon(epsilon, mechanism):
+    """The epsilon a marginals randomizer gives its scalar mechanism.
+
+    ``min(epsilon, MAX_MECHANISM_EPSILON)``; a ValueError naming epsilon and
+    the usable range when the mechanism cannot run that small.
+    """
+    epsilon = check_epsilon(epsilon)
+    low = MIN_MECHANISM_EPSILON.get(mechanism, 0.0)
+    if epsilon < low:
+        raise ValueError(
+            f"epsilon = {epsilon:g} is below what mechanism={mechanism!r} supports: "
+            f"the usable range is epsilon >= {low:g} (any larger epsilon works; "
+            f"above {MAX_MECHANISM_EPSILON:g} the guarantee provided is capped). "
+            "Use mechanism='duchi' or the Hadamard method for smaller epsilon."
+        )
+    return min(epsilon, MAX_MECHANISM_EPSILON)
 
 
 def binomial_table(n, r):
@@ -156,6 +186,8 @@ class MarginalRandomizer(VectorAverageRandomizer):
     ``d b / epsilon`` (``b = max_j |scale_j|``, the widest entry range).
     Reports are unit values on the mechanism's lattice (bits need no
     rounding); the server multiplies by ``scale_j``.
+    An epsilon above 100 is run at 100 (each scalar mechanism then caps
+    itself lower): ``epsilon`` is the guarantee actually provided.
 
     Parameters
     ----------
@@ -196,7 +228,7 @@ class MarginalRandomizer(VectorAverageRandomizer):
         self.n_features = int(n_features)
         if self.n_features < 1:
             raise ValueError(f"n_features must be >= 1, got {n_features}.")
-        self._init_mechanism(epsilon, mechanism)
+        self._init_mechanism(mechanism_epsilon(epsilon, mechanism), mechanism)
         if isinstance(k, bool) or not isinstance(k, Integral) or k < 1:
             raise ValueError(f"k must be an integer >= 1, got {k!r}.")
         self.k = int(k)

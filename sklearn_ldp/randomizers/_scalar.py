@@ -461,8 +461,19 @@ class _PiecewiseDesign:
     epsilon: float
 
 
+#: Smallest epsilon of the discrete piecewise mechanism: its ``2M + 1 ~ 8 /
+#: epsilon`` output points must stay below ``2^31`` (``NoiseSource.integers``).
+MIN_PIECEWISE_EPSILON = 1e-8
+
+
 def _piecewise_shape(epsilon):
     """``(g, M, N, kappa, P_high, p_low)`` of the discrete piecewise mechanism at epsilon."""
+    if not epsilon >= 0.99 * MIN_PIECEWISE_EPSILON:  # design epsilon: slightly below
+        raise ValueError(
+            f"PiecewiseMechanism on a lattice: epsilon = {epsilon:.3g} per value needs "
+            f"about {8 / epsilon:.3g} output points (at most 2^31); it supports "
+            f"epsilon >= {MIN_PIECEWISE_EPSILON:g} per value."
+        )
     C_minus_1 = 2.0 / math.expm1(0.5 * epsilon)
     C = C_minus_1 + 1.0
     g = min(1.0, lattice_granularity(C_minus_1, cells=LATTICE_CELLS))
@@ -651,6 +662,15 @@ def _public_laplace(eps0):
     decay = eps0 * g
     p = math.exp(-decay)
     half = max(1, math.ceil(math.log(PUBLIC_TAIL * (1 + p)) / -decay) - 1)
+    if 2 * half + 1 > MAX_LAPLACE_ENTRIES:
+        # g = 1 there, so the table has about 2 ln(1e12) / eps0 entries.
+        smallest = 2.0 * math.log(1.0 / PUBLIC_TAIL) / (MAX_LAPLACE_ENTRIES - 1)
+        raise ValueError(
+            f"BassilySmithMechanism on a lattice: epsilon = {eps0:.3g} per value needs "
+            f"a public sampler table of {2 * half + 1:.3g} entries (at most "
+            f"{MAX_LAPLACE_ENTRIES:.3g}); it supports epsilon >= {smallest:.2g} per "
+            "value."
+        )
     sampler = discrete_laplace(decay, half)
     return g, sampler, sampler.variance()
 

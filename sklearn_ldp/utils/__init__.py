@@ -1,6 +1,7 @@
 """Shared helpers: validation of privacy parameters and the empirical privacy audit."""
 
 from ._audit import AuditResult, audit_mechanism, audit_randomizer, audit_samples
+from ._clipping import clipping_diagnostics, row_norms
 from ._random import check_noise_random_state, check_server_random_state, public_seed
 from ._validation import (
     check_bound,
@@ -20,7 +21,9 @@ __all__ = [
     "check_epsilon",
     "check_finite_array",
     "check_noise_random_state",
+    "clipping_diagnostics",
     "check_server_random_state",
     "public_seed",
+    "row_norms",
     "warn_few_users",
 ]

@@ -105,3 +105,20 @@ def test_bad_inputs():
         rdp_to_epsilon(np.ones(3), 1e-5, orders=[2, 3])
     with pytest.raises(ValueError):
         zcdp_to_epsilon(-1.0, 1e-5)
+
+
+def test_advanced_composition_of_a_huge_epsilon_is_vacuous_not_an_overflow():
+    import warnings
+
+    from sklearn_ldp.accounting import (
+        advanced_composition_epsilon,
+        calibrate_exponential_selections,
+    )
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert advanced_composition_epsilon(1e6, 10, 1e-5) == np.inf
+        # The paper calibration then certifies by the other bounds.
+        paper = calibrate_exponential_selections(1e9, 1e-5, 100, method="paper")
+    assert np.isfinite(paper.epsilon) and paper.epsilon <= 1e9
+    assert paper.step_epsilon == 1e9 / 100  # Lemma 1 fails there: epsilon / T

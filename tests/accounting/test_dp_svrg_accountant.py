@@ -184,3 +184,26 @@ def test_bad_inputs():
         calibrate_dp_gd(1.0, 1e-5, 0)
     with pytest.raises(ValueError, match="method"):
         calibrate_dp_gd(1.0, 1e-5, 10, method="advanced")
+
+
+def test_epsilon_below_the_conversion_floor_is_a_clear_value_error():
+    from sklearn_ldp.accounting import calibrate_exponential_selections
+    from sklearn_ldp.accounting._rdp import rdp_epsilon_floor
+
+    # RDP 0 at every order (infinite noise) still converts to this floor.
+    orders = DEFAULT_RDP_ORDERS
+    floor = float(
+        max(0.0, np.min(np.log1p(-1 / orders) - np.log(1e-5 * orders) / (orders - 1)))
+    )
+    assert rdp_epsilon_floor(1e-5) == pytest.approx(floor, rel=1e-12)
+    assert rdp_epsilon_floor(1e-5) == rdp_to_epsilon(np.zeros(orders.size), 1e-5)[0]
+    for calibrate in (
+        lambda eps: calibrate_dp_gd(eps, 1e-5, 100),
+        lambda eps: calibrate_dp_svrg(eps, 1e-5, 0.01, [100] * 5),
+        lambda eps: calibrate_exponential_selections(eps, 1e-5, 100),
+    ):
+        for epsilon in (1e-9, 1e-3, floor):
+            with pytest.raises(ValueError, match=rf"epsilon = {epsilon!r}.*range"):
+                calibrate(epsilon)
+        assert calibrate(2 * floor).epsilon <= 2 * floor
+        assert calibrate(1e9).epsilon <= 1e9

@@ -212,3 +212,17 @@ def test_bernstein_regressor_runs_genprot_and_reports_its_bits():
         epsilon=2.0, mechanism="genprot", degree=3, fit_intercept=False
     ).fit_reports(reports)
     assert refit.communication_bits_ == 5
+
+
+@pytest.mark.parametrize("calibration", ["tight", "paper"])
+def test_too_small_epsilon_names_the_supported_range(calibration):
+    from sklearn_ldp.randomizers._genprot import MAX_STRING_ENTRIES
+
+    smallest = GenProtMechanism.smallest_epsilon(32, calibration)
+    with pytest.raises(ValueError, match=r"epsilon = 1e-09 .*supports epsilon >="):
+        GenProtMechanism(1e-9, calibration=calibration)
+    with pytest.raises(ValueError, match="supports epsilon"):
+        GenProtMechanism(0.5 * smallest, calibration=calibration)
+    mech = GenProtMechanism(1.01 * smallest, calibration=calibration)
+    assert 2 * mech._half_width + 1 <= MAX_STRING_ENTRIES
+    assert mech.epsilon <= 1.01 * smallest

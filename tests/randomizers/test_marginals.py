@@ -1,4 +1,4 @@
-"""MarginalRandomizer (seed 001 Algorithm 6): OR polynomial, subset numbering, privacy."""
+"""MarginalRandomizer (seed 001 Algorithm 6) and HadamardMarginalRandomizer: privacy."""
 
 import itertools
 from math import comb
@@ -6,7 +6,16 @@ from math import comb
 import numpy as np
 import pytest
 
-from sklearn_ldp.randomizers import MarginalRandomizer, SubsetIndex, or_polynomial
+from sklearn_ldp.randomizers import (
+    HadamardMarginalRandomizer,
+    MarginalRandomizer,
+    SubsetIndex,
+    or_polynomial,
+)
+from sklearn_ldp.randomizers._marginals import (
+    MAX_MECHANISM_EPSILON,
+    mechanism_epsilon,
+)
 from sklearn_ldp.utils import audit_randomizer
 
 # --- the OR polynomial --------------------------------------------------------
@@ -130,3 +139,137 @@ def test_audit_full_vector_and_reject_it_without_composition():
         broken, *records, epsilon=1.0, statistic=signed_sum, n_draws=100_000
     )
     assert not result.passed
+
+
+# --- the Hadamard randomizer (Cormode, Kulkarni, Srivastava 2018) ---------------
+
+
+def test_hadamard_parities_and_reports():
+    rand = HadamardMarginalRandomizer(5, epsilon=50.0, k=3, binarize=None)
+    assert rand.n_coordinates == 5 + 10 + 10
+    X = (np.random.RandomState(0).uniform(size=(400, 5)) < 0.5).astype(float)
+    parities = rand._unit_vector(rand._prepare(X))
+    table = SubsetIndex(5, 3).table()
+    for j in [0, 7, 24]:
+        members = table[j][table[j] < 5]
+        np.testing.assert_array_equal(
+            parities[:, j], (-1.0) ** X[:, members].sum(axis=1)
+        )
+    reports = rand.randomize(X, random_state=0)
+    config = reports.config
+    assert config["granularity"] == 1.0 and config["response"] == "randomized_response"
+    valid, reasons = rand.validate_reports(reports)
+    assert valid.all() and not reasons
+    # At epsilon ~ 36.7 randomized response keeps every sign: the reported
+    # value is the parity of the reported subset.
+    expected = parities[np.arange(400), reports["coordinate"]]
+    np.testing.assert_array_equal(reports["value"], expected)
+    # Every subset gets floor or ceil of n / G users.
+    counts = np.bincount(reports["coordinate"], minlength=rand.n_coordinates)
+    assert counts.min() >= 400 // 25 and counts.max() <= -(-400 // 25)
+
+
+def test_hadamard_reports_are_validated():
+    rand = HadamardMarginalRandomizer(4, epsilon=1.0, k=2)
+    reports = rand.randomize(np.zeros((50, 4)), random_state=0)
+    fields = dict(reports.fields)
+    fields["value"] = fields["value"].copy()
+    fields["value"][:3] = [0.5, 3.0, np.nan]
+    fields["coordinate"] = fields["coordinate"].copy()
+    fields["coordinate"][10] = rand.n_coordinates
+    valid, reasons = rand.validate_reports(type(reports)(fields, reports.config))
+    assert valid.sum() == 46
+    assert reasons == {"off the lattice": 1, "outside the support": 2, "not finite": 1}
+
+
+def test_hadamard_randomizer_is_vectorized_in_bounded_chunks():
+    rand = HadamardMarginalRandomizer(16, epsilon=1.0, k=3)
+    assert rand.chunk_size <= 65_536  # users per chunk: temporaries (chunk, k)
+    X = (np.random.RandomState(0).uniform(size=(150_000, 16)) < 0.3).astype(float)
+    reports = rand.randomize(X, random_state=0)
+    assert reports["value"].shape == (150_000,)
+    assert np.unique(reports["coordinate"]).size == rand.n_coordinates
+
+
+def _odd_parity_sign(rand):
+    """Statistic: the sign for odd subsets (the all-ones and all-zeros records
+    differ on exactly those), 0 for even ones (identical laws)."""
+    sizes = SubsetIndex(rand.n_features, rand.order).sizes()
+
+    def statistic(matrix):
+        coordinates = matrix[:, 0].astype(int)
+        return np.where(sizes[coordinates] % 2 == 1, matrix[:, 1], 0.0)
+
+    return statistic
+
+
+def test_audit_hadamard_randomizer():
+    rand = HadamardMarginalRandomizer(3, epsilon=2.0, k=2, binarize=0.5)
+    assert list(rand.randomize(np.zeros((1, 3)), random_state=0).fields) == [
+        "coordinate",
+        "value",
+    ]
+    result = audit_randomizer(
+        rand,
+        ([50.0] * 3, None),
+        ([-50.0] * 3, None),
+        statistic=_odd_parity_sign(rand),
+        n_draws=100_000,
+    )
+    assert result.passed, result
+    assert result.epsilon_lower_bound > 0.6 * 2.0
+
+
+def test_audit_rejects_hadamard_randomizer_at_twice_its_budget():
+    # Broken: claims 4, runs randomized response at 8.
+    rand = HadamardMarginalRandomizer(3, epsilon=8.0, k=2, binarize=0.5)
+    result = audit_randomizer(
+        rand,
+        ([50.0] * 3, None),
+        ([-50.0] * 3, None),
+        epsilon=4.0,
+        statistic=_odd_parity_sign(rand),
+        n_draws=100_000,
+    )
+    assert not result.passed
+
+
+class _LeakyIndexHadamard(HadamardMarginalRandomizer):
+    """Broken twin: picks the subset among those whose parity is +1 when it
+    can (the index is no longer independent of the record)."""
+
+    def _randomize_chunk(self, X, y, source, public):
+        out = super()._randomize_chunk(X, y, source, public)
+        bits = self._prepare(X)
+        odd = self._unit_values(bits, out["coordinate"]) < 0
+        out["coordinate"] = np.where(odd, 0, out["coordinate"])
+        return out
+
+
+def test_audit_catches_a_record_dependent_subset_index():
+    rand = _LeakyIndexHadamard(3, epsilon=1.0, k=2, binarize=0.5)
+
+    def first_subset(matrix):
+        return (matrix[:, 0] == 0).astype(float)
+
+    result = audit_randomizer(
+        rand,
+        ([50.0] * 3, None),
+        ([-50.0] * 3, None),
+        statistic=first_subset,
+        n_draws=50_000,
+    )
+    assert not result.passed
+
+
+def test_epsilon_cap_and_floor():
+    assert mechanism_epsilon(1e9, "duchi") == MAX_MECHANISM_EPSILON
+    assert mechanism_epsilon(0.5, "piecewise") == 0.5
+    with pytest.raises(ValueError, match=r"epsilon = 1e-09.*usable range is epsilon >= 1e-08"):
+        mechanism_epsilon(1e-9, "piecewise")
+    huge = MarginalRandomizer(3, epsilon=1e9, k=2)
+    assert 30 < huge.epsilon < MAX_MECHANISM_EPSILON
+    tiny = HadamardMarginalRandomizer(3, epsilon=1e-9, k=2)
+    assert tiny.epsilon == pytest.approx(1e-9)
+    values = tiny.randomize(np.zeros((100, 3)), random_state=0)["value"]
+    assert set(np.unique(values)) <= {-1.0, 1.0}

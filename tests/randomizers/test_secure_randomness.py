@@ -36,6 +36,12 @@ RECORD_RANDOMIZERS = {
         lambda: randomizers.BernsteinLossRandomizer(1, epsilon=1.0, degree=2),
         lambda: _records(1),
     ),
+    "FrequencyRandomizer": (
+        lambda: randomizers.FrequencyRandomizer(
+            2, epsilon=1.0, categories=5, mechanism="subset_selection"
+        ),
+        lambda: (np.random.RandomState(0).randint(0, 5, size=(N_USERS, 2)), None),
+    ),
     "GaussianCopiesRandomizer": (
         lambda: randomizers.GaussianCopiesRandomizer(
             2, epsilon=1.0, delta=1e-5, degree=2, protocol="power_copies"
@@ -47,6 +53,10 @@ RECORD_RANDOMIZERS = {
             2, epsilon=1.0, delta=1e-5, y_bound=1.0
         ),
         lambda: _records(2),
+    ),
+    "HadamardMarginalRandomizer": (
+        lambda: randomizers.HadamardMarginalRandomizer(4, epsilon=1.0, k=2),
+        lambda: _records(4, binary=True),
     ),
     "MarginalRandomizer": (
         lambda: randomizers.MarginalRandomizer(4, epsilon=1.0, k=2),

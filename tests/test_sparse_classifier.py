@@ -1,0 +1,247 @@
+"""SparseLDPClassifier: seed 000 Algorithm 4 (DR-ERM-LDP) for margin losses."""
+
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from scipy.special import expit
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import FunctionTransformer
+
+from sklearn_ldp import SparseLDPClassifier
+from sklearn_ldp._sparse_classifier import (
+    PAPER_MIN_EPSILON,
+    auto_components,
+    degree_one_pair,
+)
+from sklearn_ldp.losses import get_loss
+
+
+def _sparse_population(n, d=60, s=3, seed=0, coef=8.0):
+    """s informative coordinates carrying half the norm, logistic labels."""
+    rng = np.random.RandomState(seed)
+    relevant = rng.uniform(-1, 1, (n, s)) / np.sqrt(2 * s)
+    rest = rng.standard_normal((n, d - s))
+    rest *= np.sqrt(0.5) / np.linalg.norm(rest, axis=1, keepdims=True)
+    X = np.hstack([relevant, rest])
+    w = np.zeros(d)
+    w[:s] = coef * (-1.0) ** np.arange(s)
+    y = (rng.uniform(size=n) < expit(X @ w)).astype(int)
+    return X, y, w
+
+
+def _classic_sigma(sensitivity, epsilon, delta):
+    return sensitivity * np.sqrt(2.0 * np.log(1.25 / delta)) / epsilon
+
+
+def test_paper_mode_calibration_follows_the_printed_formulas():
+    # Lines 4-5 in paper mode: features and label each (eps/2, delta/2) with
+    # the classic formula, sensitivity 2 feature_norm and 2 (+-1 labels).
+    # The lattice widens the sensitivity by 2 g sqrt(m) and the released
+    # noise exceeds the continuous one by < 0.4% (GaussianRecordRandomizer),
+    # and delta loses a slack < 1e-3 of itself: 1% covers all of it.
+    eps, delta, feature_norm, m = 2.0, 1e-6, 0.5, 12
+    clf = SparseLDPClassifier(
+        epsilon=eps,
+        delta=delta,
+        data_norm=1.0,
+        feature_norm=feature_norm,
+        n_components=m,
+        calibration="paper",
+        random_state=0,
+    )
+    randomizer = clf.make_randomizer(40, n_users=1000, classes=[0, 1])
+    expected_x = _classic_sigma(2.0 * feature_norm, eps / 2, delta / 2)
+    expected_y = _classic_sigma(2.0, eps / 2, delta / 2)
+    assert expected_x <= randomizer.sigma_x <= 1.01 * expected_x
+    assert expected_y <= randomizer.sigma_y <= 1.01 * expected_y
+    # Line 2: a Gaussian matrix N(0, 1/m), announced by its seed.
+    config = randomizer.get_config()
+    assert config["feature_map"]["kind"] == "gaussian"
+    assert config["feature_map"]["n_components"] == m
+    components = randomizer.feature_map.components_
+    assert components.shape == (m, 40)
+    # The variance of 480 N(0, 1/m) entries: 1/m within 5 standard errors.
+    variance_se = np.sqrt(2.0 / components.size) / m
+    assert abs(components.var() - 1.0 / m) < 5 * variance_se
+    # The improved mode calibrates jointly: less noise at the same budget.
+    improved = clf.set_params(calibration="improved").make_randomizer(
+        40, n_users=1000, classes=[0, 1]
+    )
+    assert improved.sigma_x < randomizer.sigma_x
+
+
+def test_paper_mode_solves_the_printed_problem_then_basis_pursuit():
+    X, y, _ = _sparse_population(3000, d=40)
+    clf = SparseLDPClassifier(
+        epsilon=4.0,
+        n_components=15,
+        l1_radius=5.0,
+        calibration="paper",
+        random_state=0,
+    ).fit(X, y)
+    assert clf.selected_model_ == "model" and clf.cv_results_ is None
+    components = clf.make_randomizer(40, n_users=3000, classes=[0, 1])
+    components = components.feature_map.components_
+    # Line 7: Phi w = w_bar exactly (up to the LP's tolerance) ...
+    np.testing.assert_allclose(
+        components @ clf.coef_[0], clf.projected_coef_[0], atol=1e-7
+    )
+    # ... with the least l1 norm, at most the radius of C (line 5's set).
+    assert np.abs(clf.coef_).sum() <= 5.0 * (1 + 1e-6)
+    # The degree-1 Chebyshev pair of the logistic derivative on [-r, r]:
+    # h2'(a) = (1 - 2 sigmoid(-a)) / 2 is odd, h1' = 1/2; the interpolant at
+    # the nodes +-r/sqrt(2) has slope h2'(r / sqrt 2) / (r / sqrt 2).
+    r = 5.0 * np.sqrt(2.0)
+    node = r / np.sqrt(2.0)
+    slope = (expit(node) - 0.5) / node
+    np.testing.assert_allclose(clf.poly_coef_[0], [0.0, slope], atol=1e-12)
+    np.testing.assert_allclose(clf.poly_coef_[1], [0.5, 0.0], atol=1e-12)
+
+
+def test_degree_one_pair_matches_its_definition():
+    coef2, coef1 = degree_one_pair(get_loss("logistic"), (-2.0, 2.0))
+    node = 2.0 / np.sqrt(2.0)
+    np.testing.assert_allclose(coef2, [0.0, (expit(node) - 0.5) / node], atol=1e-12)
+    np.testing.assert_allclose(coef1, [0.5, 0.0], atol=1e-12)
+
+
+def test_auto_components_is_the_printed_rule():
+    assert auto_components(500, 10_000, 0.5) == int(
+        np.ceil(np.sqrt(10_000 * 0.25 * np.log(500)))
+    )
+    assert auto_components(50, 10**6, 4.0) == 50  # capped at d
+
+
+def test_recovers_the_sparse_direction_at_large_n_and_epsilon():
+    n, n_test, d, s = 20_000, 20_000, 60, 3
+    X, y, w = _sparse_population(n, d=d, s=s)
+    X_test, y_test, _ = _sparse_population(n_test, d=d, s=s, seed=1)
+    clf = SparseLDPClassifier(
+        epsilon=50.0, n_components=30, l1_radius=20.0, random_state=0
+    ).fit(X, y)
+    accuracy = clf.score(X_test, y_test)
+    majority = max(y_test.mean(), 1 - y_test.mean())
+    # Under chance (a scorer independent of the labels) the accuracy has
+    # standard deviation at most 0.5 / sqrt(n_test); require 10 of them
+    # above the majority rate.
+    assert accuracy > majority + 10 * 0.5 / np.sqrt(n_test)
+    # The informative coordinates carry the largest coefficients, signs right.
+    top = np.argsort(-np.abs(clf.coef_[0]))[:s]
+    assert set(top) == set(range(s))
+    assert np.all(np.sign(clf.coef_[0, :s]) == np.sign(w[:s]))
+
+
+def test_multiclass_one_vs_rest_on_one_report():
+    rng = np.random.RandomState(0)
+    X = rng.standard_normal((6000, 30)) / 8.0
+    y = np.argmax(X[:, :3], axis=1)
+    clf = SparseLDPClassifier(
+        epsilon=1e3, n_components=15, l1_radius=20.0, random_state=0
+    ).fit(X, y)
+    assert clf.coef_.shape == (3, 30) and clf.intercept_.shape == (3,)
+    proba = clf.predict_proba(X[:50])
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert clf.decision_function(X[:5]).shape == (5, 3)
+    # Chance is 1/3 (balanced classes); 10 standard deviations above it.
+    assert clf.score(X, y) > 1 / 3 + 10 * np.sqrt(2 / 9 / len(y))
+
+
+def test_fit_reports_equals_fit_and_pickles():
+    X, y, _ = _sparse_population(2000, d=30)
+    clf = SparseLDPClassifier(epsilon=2.0, n_components=10, random_state=3)
+    clf.fit(X, y)
+    randomizer = clf.make_randomizer(30, n_users=2000, classes=[0, 1])
+    reports = randomizer.randomize(X, y, random_state=3)
+    other = SparseLDPClassifier(epsilon=2.0, n_components=10, random_state=3)
+    other.fit_reports(reports)
+    np.testing.assert_allclose(other.coef_, clf.coef_)
+    again = pickle.loads(pickle.dumps(clf))
+    np.testing.assert_array_equal(again.predict(X), clf.predict(X))
+
+
+def test_pipeline_and_grid_search_over_epsilon():
+    X, y, _ = _sparse_population(1500, d=30)
+    pipe = make_pipeline(
+        FunctionTransformer(), SparseLDPClassifier(n_components=10, random_state=0)
+    )
+    search = GridSearchCV(pipe, {"sparseldpclassifier__epsilon": [0.5, 4.0]}, cv=2).fit(
+        X, y
+    )
+    assert search.best_params_["sparseldpclassifier__epsilon"] in (0.5, 4.0)
+    assert search.predict(X).shape == (1500,)
+
+
+@pytest.mark.parametrize("calibration", ["improved", "paper"])
+@pytest.mark.parametrize("epsilon", [1e-9, 1e-3, 1e6, 1e9])
+def test_edge_epsilons_give_finite_outputs_or_name_epsilon(epsilon, calibration):
+    X, y, _ = _sparse_population(600, d=20)
+    clf = SparseLDPClassifier(
+        epsilon=epsilon, n_components=5, calibration=calibration, random_state=0
+    )
+    if calibration == "paper" and epsilon < PAPER_MIN_EPSILON:
+        with pytest.raises(ValueError, match="epsilon=1e-09.*epsilon >= 0.001"):
+            clf.fit(X, y)
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # large-epsilon privacy warnings
+        clf.fit(X, y)
+    proba = clf.predict_proba(X)
+    assert np.all(np.isfinite(proba)) and np.all((proba >= 0) & (proba <= 1))
+    assert np.all(np.isfinite(clf.coef_)) and np.all(np.isfinite(clf.intercept_))
+    assert set(np.unique(clf.predict(X))) <= {0, 1}
+
+
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        ({"l1_radius": 0.0}, "l1_radius"),
+        ({"loss": "hinge"}, "loss"),
+        ({"n_components": 0}, "n_components"),
+        ({"calibration": "analytic"}, "calibration"),
+        ({"epsilon": -1.0}, "epsilon"),
+    ],
+)
+def test_bad_parameters_are_refused(params, message):
+    X, y, _ = _sparse_population(100, d=10)
+    with pytest.raises(ValueError, match=message):
+        SparseLDPClassifier(**params).fit(X, y)
+
+
+def test_bad_data_is_refused():
+    X, y, _ = _sparse_population(100, d=10)
+    X_nan = X.copy()
+    X_nan[3, 2] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        SparseLDPClassifier(random_state=0).fit(X_nan, y)
+    with pytest.raises(ValueError, match="one class"):
+        SparseLDPClassifier(random_state=0).fit(X, np.zeros(100))
+    with pytest.raises(ValueError):
+        SparseLDPClassifier(random_state=0).fit(X, y[:50])
+    with pytest.raises(ValueError, match="needs the public label set"):
+        SparseLDPClassifier().make_randomizer(10, n_users=100)
+
+
+def test_single_user_per_class_fits_finite():
+    X, _, _ = _sparse_population(2, d=10)
+    clf = SparseLDPClassifier(epsilon=1.0, random_state=0).fit(X, [0, 1])
+    assert np.all(np.isfinite(clf.predict_proba(X)))
+    # A single user has a single label: refused as a one-class problem.
+    with pytest.raises(ValueError, match="one class"):
+        SparseLDPClassifier(random_state=0).fit(X[:1], [1])
+
+
+@pytest.mark.parametrize("loss", ["squared_hinge", "modified_huber"])
+def test_other_margin_losses(loss):
+    X, y, _ = _sparse_population(3000, d=30)
+    clf = SparseLDPClassifier(
+        epsilon=1e3, loss=loss, n_components=15, l1_radius=20.0, random_state=0
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # large-epsilon privacy warnings
+        clf.fit(X, y)
+    assert not hasattr(clf, "predict_proba")  # probabilities: logistic only
+    majority = max(y.mean(), 1 - y.mean())
+    assert clf.score(X, y) > majority + 10 * 0.5 / np.sqrt(len(y))
