@@ -77,10 +77,10 @@ class FrequencyLDP(LDPUnsupervisedMixin, BaseEstimator):
 
     Attributes
     ----------
-    frequencies_ : ndarray of shape (n_categories,) or (n_features_in_, n_categories)
+    frequencies_ : ndarray of shape (n_categories,) or (`n_features_in_`, n_categories)
         Estimated share of users holding each category of ``categories_``
         (one row per attribute when there are several).
-    other_frequency_ : float or ndarray of shape (n_features_in_,)
+    other_frequency_ : float or ndarray of shape (`n_features_in_`,)
         Estimated share outside the domain (``unknown='other'``; 0 with
         ``'error'``).
     frequency_variance_ : ndarray, shape of ``frequencies_``
@@ -94,7 +94,7 @@ class FrequencyLDP(LDPUnsupervisedMixin, BaseEstimator):
         The mechanism the users ran (``'auto'`` resolved).
     support_probability_, other_probability_ : float
         The implemented ``p`` and ``q``.
-    n_users_ : ndarray of shape (n_features_in_,)
+    n_users_ : ndarray of shape (`n_features_in_`,)
         Users who reported each attribute.
     privacy_epsilon_, privacy_delta_ : float
     n_reports_rejected_ : int

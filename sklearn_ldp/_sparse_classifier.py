@@ -370,8 +370,8 @@ class SparseLDPClassifier(
         The recovered coefficients in the original ``d`` dimensions.
     intercept_ : ndarray of shape (1,) or (n_classes,)
     classes_ : ndarray of shape (n_classes,)
-    projected_coef_ : ndarray of shape (1, n_components_) or \
-(n_classes, n_components_)
+    projected_coef_ : ndarray of shape (1, `n_components_`) or \
+(n_classes, `n_components_`)
         ``w_bar``, the model learned in the projected space (units of ``x``).
     n_components_ : int
     projection_seed_ : int
