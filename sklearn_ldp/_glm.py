@@ -15,7 +15,6 @@ from numbers import Real
 from typing import NamedTuple
 
 import numpy as np
-from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Hidden, Interval, StrOptions
 
@@ -23,6 +22,7 @@ from ._base import LDPClassifierMixin, ldp_tags
 from ._linear import (
     LinearClassifierOutputMixin,
     MultinomialProbaMixin,
+    OneVsRestProbaMixin,
     PolynomialOracleClassifierMixin,
 )
 from .aggregation import (
@@ -206,6 +206,7 @@ class GLMLDPClassifier(
     PolynomialOracleClassifierMixin,
     LDPClassifierMixin,
     LinearClassifierOutputMixin,
+    OneVsRestProbaMixin,
     MultinomialProbaMixin,
     ClassifierMixin,
     BaseEstimator,
@@ -607,14 +608,6 @@ class GLMLDPClassifier(
         )
 
     # -- prediction -----------------------------------------------------------
-
-    def _multiclass_proba(self, scores):
-        # One-vs-rest sigmoids normalized to sum to one.
-        proba = expit(scores)
-        return proba / proba.sum(axis=1, keepdims=True)
-
-    def _log_proba(self, scores):
-        return np.log(self._proba(scores))
 
     def __sklearn_tags__(self):
         tags = ldp_tags(super().__sklearn_tags__())

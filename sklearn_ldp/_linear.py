@@ -122,6 +122,21 @@ class LinearClassifierOutputMixin:
         return self.classes_[np.argmax(scores, axis=1)]
 
 
+class OneVsRestProbaMixin:
+    """``predict_proba`` of one-vs-rest logistic models: sigmoids normalized to sum to one.
+
+    Placed before :class:`MultinomialProbaMixin` in the bases of a
+    one-vs-rest classifier (as scikit-learn's one-vs-rest logistic regression).
+    """
+
+    def _multiclass_proba(self, scores):
+        proba = expit(scores)
+        return proba / proba.sum(axis=1, keepdims=True)
+
+    def _log_proba(self, scores):
+        return np.log(self._proba(scores))
+
+
 class MultinomialProbaMixin:
     """``predict_proba`` of a logistic (binary) or multinomial model (``loss='logistic'``).
 

@@ -18,7 +18,6 @@ from functools import partial
 from numbers import Integral, Real
 
 import numpy as np
-from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
@@ -26,6 +25,7 @@ from ._base import LDPClassifierMixin, ldp_tags
 from ._linear import (
     LinearClassifierOutputMixin,
     MultinomialProbaMixin,
+    OneVsRestProbaMixin,
     PolynomialOracleClassifierMixin,
     all_moments,
 )
@@ -269,6 +269,7 @@ def _select_radius(x, labels, sigma_x, sigma_t, models, fit_intercept, rng):
 class SparseLDPClassifier(
     LDPClassifierMixin,
     LinearClassifierOutputMixin,
+    OneVsRestProbaMixin,
     MultinomialProbaMixin,
     ClassifierMixin,
     BaseEstimator,
@@ -646,14 +647,6 @@ class SparseLDPClassifier(
         )
 
     # -- prediction -----------------------------------------------------------
-
-    def _multiclass_proba(self, scores):
-        # One-vs-rest sigmoids normalized to sum to one.
-        proba = expit(scores)
-        return proba / proba.sum(axis=1, keepdims=True)
-
-    def _log_proba(self, scores):
-        return np.log(self._proba(scores))
 
     def __sklearn_tags__(self):
         tags = ldp_tags(super().__sklearn_tags__())

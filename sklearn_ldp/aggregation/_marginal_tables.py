@@ -25,6 +25,7 @@ from math import comb
 import numpy as np
 
 from ..randomizers import SubsetIndex
+from ._frequency import fast_walsh_hadamard
 
 #: Numbers one chunk of :func:`empirical_marginal_tables` holds.
 _CHUNK_VALUES = 2**22
@@ -176,35 +177,6 @@ def _in_feature_order(tables, subsets):
 
 
 # ----------------------------------------------------------- Hadamard method
-def _walsh_hadamard(values):
-    """Unnormalized Walsh-Hadamard transform over the last axis (length ``2^u``).
-
-    ``out[..., b] = sum_mask (-1)^popcount(mask & b) values[..., mask]``, in
-    ``u 2^u`` additions (the butterfly). Kept local to the marginals server
-    (a small ``u <= k``); the frequency oracles have their own
-    (``fast_walsh_hadamard``), to be merged.
-
-    Examples
-    --------
-    >>> _walsh_hadamard(np.array([1.0, 0.0, 0.0, 0.0])).tolist()
-    [1.0, 1.0, 1.0, 1.0]
-    >>> _walsh_hadamard(np.array([0.0, 1.0, 0.0, 0.0])).tolist()
-    [1.0, -1.0, 1.0, -1.0]
-    """
-    out = np.array(values, dtype=float, copy=True)
-    length = out.shape[-1]
-    if length & (length - 1):
-        raise ValueError(f"The last axis must have length 2^u, got {length}.")
-    h = 1
-    while h < length:
-        shaped = out.reshape(out.shape[:-1] + (length // (2 * h), 2, h))
-        first, second = shaped[..., 0, :].copy(), shaped[..., 1, :].copy()
-        shaped[..., 0, :] = first + second
-        shaped[..., 1, :] = first - second
-        h *= 2
-    return out
-
-
 def parity_marginal_tables(coefficients, index, subsets):
     """Marginal tables from averaged parities (the Hadamard method's server).
 
@@ -240,7 +212,7 @@ def parity_marginal_tables(coefficients, index, subsets):
     for mask in range(1, 2**u):
         positions = [i for i in range(u) if (mask >> i) & 1]
         theta[:, mask] = coefficients[index.index(sorted_subsets[:, positions])]
-    return _in_feature_order(_walsh_hadamard(theta) / 2**u, subsets)
+    return _in_feature_order(fast_walsh_hadamard(theta) / 2**u, subsets)
 
 
 # ------------------------------------------------------- post-processing

@@ -7,6 +7,8 @@ sensitivity of the release equal to the declared bound.
 
 import numpy as np
 
+from ..utils import row_norms
+
 
 def clip_l2(X, bound):
     """Scale each row of ``X`` into the l2 ball of radius ``bound``.
@@ -21,16 +23,10 @@ def clip_l2(X, bound):
     [[0.6, 0.8]]
     """
     X = np.asarray(X, dtype=np.float64)
-    # Scale by the largest entry first: squaring 1e200 overflows, and a row
-    # of norm inf would be mapped to zero instead of to the boundary.
-    largest = np.max(np.abs(X), axis=-1, keepdims=True) if X.shape[-1] else None
-    if largest is None:
-        return X.copy()
-    safe = np.where(largest > 0, largest, 1.0)
-    unit = X / safe
-    norms = largest * np.sqrt(np.sum(unit * unit, axis=-1, keepdims=True))
-    inside = norms <= bound
-    return np.where(inside, X, unit * (bound / np.maximum(norms / safe, 1.0)))
+    # Exact norms (scaled by the largest entry: squaring 1e200 overflows, and
+    # a row of norm inf would be mapped to zero instead of to the boundary).
+    norms = row_norms(X)[..., None]
+    return np.where(norms <= bound, X, X * (bound / np.maximum(norms, bound)))
 
 
 def clip_interval(values, lower, upper):
