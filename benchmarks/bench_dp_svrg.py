@@ -80,6 +80,7 @@ def dp_svrg(**params):
             epsilon=epsilon,
             delta=DELTA,
             data_norm=data.population.data_norm,
+            classes=(0, 1),  # public label set of both populations
             random_state=seed,
             **params,
         ).fit(data.X, data.y)

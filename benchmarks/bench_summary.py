@@ -257,13 +257,16 @@ ROWS = [
         "classification_54d",
         "accuracy",
         lambda eps, mode: (
-            ldp.DPSVRGClassifier(epsilon=eps, delta=DELTA, random_state=0)
+            ldp.DPSVRGClassifier(
+                epsilon=eps, delta=DELTA, classes=(0, 1), random_state=0
+            )
             if mode == "improved"
             else ldp.DPSVRGClassifier(
                 epsilon=eps,
                 delta=DELTA,
                 solver="gd",
                 calibration="paper",
+                classes=(0, 1),
                 random_state=0,
             )
         ),
@@ -284,6 +287,7 @@ ROWS = [
             data_norm_type="linf",
             n_iter=30,
             calibration="rdp" if mode == "improved" else "paper",
+            classes=(0, 1),
             random_state=0,
         ),
         lambda: LogisticRegression(max_iter=1000),

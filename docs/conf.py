@@ -56,6 +56,7 @@ def _write_api_list():
         "optim",
         "losses",
         "accounting",
+        "io",
         "utils",
         "exceptions",
     ]:
@@ -107,6 +108,7 @@ _write_api_list()
 BENCHMARK_ORDER = [
     "summary",
     "scaling",
+    "streaming",
     "bench_bernstein",
     "bench_bernstein_order",
     "hinge",

@@ -34,6 +34,11 @@ _ESTIMATORS = {
     "SparseLDPRegressor": "._sparse",
 }
 
+#: Public functions -> the module that defines them (imported lazily too).
+_FUNCTIONS = {
+    "read_reports": ".io",
+}
+
 __all__ = [
     "ClippingWarning",
     "DPConstrainedClassifier",
@@ -52,16 +57,18 @@ __all__ = [
     "SparseLDPClassifier",
     "SparseLDPMeanEstimator",
     "SparseLDPRegressor",
+    "read_reports",
 ]
 
 
 def __getattr__(name):
-    if name in _ESTIMATORS:
-        value = getattr(importlib.import_module(_ESTIMATORS[name], __name__), name)
+    module = _ESTIMATORS.get(name) or _FUNCTIONS.get(name)
+    if module is not None:
+        value = getattr(importlib.import_module(module, __name__), name)
         globals()[name] = value
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted({*globals(), *_ESTIMATORS})
+    return sorted({*globals(), *_ESTIMATORS, *_FUNCTIONS})

@@ -37,7 +37,16 @@ Hooks, each with a default:
   streaming estimators override it to randomize and aggregate chunk by
   chunk, giving the same model with bounded memory (they set
   ``n_reports_rejected_ = 0`` and call :func:`warn_if_large_delta`
-  themselves).
+  themselves);
+- ``_server_aggregate(config)`` and ``_fit_server_aggregate(aggregate,
+  config, rng)``: a *one-pass* server (a function of sums over reports)
+  returns an aggregate with ``update(reports, positions)`` and
+  ``merge(other)`` (and ``shift_positions(offset)`` when its state depends
+  on the positions); every fit then goes through it, ``fit_reports``
+  streams with memory bounded by a chunk (and on Dask, per partition), and
+  ``partial_fit`` exists. Servers without it need every report at once
+  (``_fit_server``); ``fit_reports`` still accepts a stream and gathers
+  the valid reports.
 
 ``fit_reports`` trusts no report: before the server sees them, every report
 is checked against the support of the published randomizer
@@ -47,21 +56,26 @@ finiteness, lattice, range); the invalid ones are dropped, counted in
 """
 
 import warnings
+from functools import partial
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
 from .exceptions import InvalidReportWarning, LargeDeltaWarning
+from .io import as_report_stream
+from .io._stream import check_chunk
 from .randomizers import (
     Reports,
     config_fingerprint,
     describe_config_mismatch,
     feature_map_seed,
 )
+from .randomizers._sampling import check_client_random_state
 from .utils import check_server_random_state, clipping_diagnostics, public_seed
 
 
@@ -215,17 +229,59 @@ class LDPEstimatorMixin:
         self.n_reports_rejected_ = 0
         return self._fit_from_reports(reports)
 
+    def _has_one_pass_server(self):
+        return type(self)._server_aggregate is not LDPEstimatorMixin._server_aggregate
+
+    def _partial_fit_batch(self, X, y, classes):
+        """Simulate a new batch of users, add its reports to the aggregate, refit.
+
+        ``X`` (and ``y``) are validated by the caller (``reset`` on the first
+        call only). The first call fixes the public configuration (the
+        randomizer, with ``n_users`` from the estimator's ``n_users`` if it
+        has one, else the first batch's size) and the client noise source;
+        later batches use both (noise is never reused across batches), and
+        the server is refitted on the aggregate of every batch so far.
+        """
+        first_call = not hasattr(self, "_partial_state")
+        if first_call:
+            n_users = getattr(self, "n_users", None) or X.shape[0]
+            randomizer = self.make_randomizer(
+                X.shape[1], n_users=n_users, classes=classes
+            )
+            config = randomizer.get_config()
+            if self._server_aggregate(config) is None:
+                raise ValueError(
+                    f"partial_fit needs a one-pass server; {type(self).__name__} "
+                    "with these parameters needs every report at once: use fit."
+                )
+            self._partial_state = _PartialFitState(
+                randomizer,
+                check_client_random_state(self.random_state),
+                self._server_aggregate(config),
+            )
+        state = self._partial_state
+        reports = state.randomizer.randomize(X, y, random_state=state.noise)
+        state.aggregate.update(reports, state.n_seen + np.arange(len(reports)))
+        state.n_seen += len(reports)
+        self.n_reports_rejected_ = 0
+        self.n_samples_seen_ = state.n_seen
+        return self._fit_from_aggregate(state.aggregate, reports.config, state.n_seen)
+
     def _expected_randomizer(self, reports):
         """The randomizer this estimator publishes, for ``reports``."""
         config = reports.config
+        n_users = config.get("n_users")
+        if n_users is None:
+            try:
+                n_users = len(reports)
+            except TypeError:  # a generator: unknown until read
+                n_users = None
         return self.make_randomizer(
-            config.get("n_features"),
-            n_users=config.get("n_users", len(reports)),
-            classes=config.get("classes"),
+            config.get("n_features"), n_users=n_users, classes=config.get("classes")
         )
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit_reports(self, reports):
+    def fit_reports(self, reports, *, verbose=False):
         """Fit the server on reports collected from users.
 
         The configuration the reports carry must be this estimator's. Then
@@ -235,11 +291,26 @@ class LDPEstimatorMixin:
         aggregation, counted in ``n_reports_rejected_`` and named, with the
         reasons, in an :class:`~sklearn_ldp.exceptions.InvalidReportWarning`.
 
+        ``reports`` may be a report stream (an iterable of ``Reports`` with
+        one configuration, such as :func:`sklearn_ldp.read_reports` of a
+        Parquet dataset): each chunk is validated and aggregated, then
+        dropped. A one-pass server (its estimator page says so) holds one
+        chunk at a time and, with a stream of ``backend='dask'``, computes
+        the per-partition statistics on the Dask cluster in use; the other
+        servers gather the valid reports of the stream in memory. The model
+        equals the one fitted on the concatenated reports (up to the order
+        of floating-point sums).
+
         Parameters
         ----------
-        reports : Reports
+        reports : Reports or report stream
             Made by ``self.make_randomizer(...)`` with the same public
-            configuration; concatenate batches with ``Reports.concatenate``.
+            configuration; batches as a list of ``Reports``, a
+            :class:`~sklearn_ldp.io.ReportStream`, or concatenated with
+            ``Reports.concatenate``.
+        verbose : bool, default=False
+            Show the progress of a streamed fit (a tqdm bar where tqdm is
+            installed, log lines otherwise).
 
         Returns
         -------
@@ -248,21 +319,97 @@ class LDPEstimatorMixin:
         Raises
         ------
         ValueError
-            If the configuration differs from this estimator's, or if no
-            valid report remains (none received, or all rejected).
+            If the configuration differs from this estimator's (in any chunk
+            of a stream), or if no valid report remains (none received, or
+            all rejected).
         """
-        if not isinstance(reports, Reports):
-            raise TypeError(
-                f"fit_reports expects a Reports object, got {type(reports).__name__}."
-            )
-        expected = self._check_reports(reports)
-        valid_reports = self._valid_reports(expected, reports)
-        self.n_features_in_ = reports.n_features
+        if isinstance(reports, Reports):
+            expected = self._check_reports(reports)
+            valid_reports, _ = self._valid_reports(expected, reports)
+            self._forget_records(reports.n_features)
+            return self._fit_from_reports(valid_reports)
+        stream = as_report_stream(reports)
+        expected = self._check_reports(_StreamHeader(stream))
+        self._forget_records(stream.config.get("n_features"))
+        if self._server_aggregate(stream.config) is None:
+            # This server needs all reports at once: validate chunk by chunk,
+            # keep the valid ones.
+            chunks, tally = [], _RejectionTally()
+            for chunk in _chunks(stream, verbose, type(self).__name__):
+                valid, kept, reasons = _valid_rows(expected, chunk)
+                tally.add(len(chunk), kept, reasons)
+                if len(kept):
+                    chunks.append(valid)
+            self.n_reports_rejected_ = tally.finish(stacklevel=4)
+            return self._fit_from_reports(Reports.concatenate(chunks))
+        aggregate, tally = self._aggregate_stream(stream, expected, verbose)
+        self.n_reports_rejected_ = tally.finish(stacklevel=4)
+        self.__dict__.pop("_partial_state", None)  # a new fit forgets partial_fit
+        return self._fit_from_aggregate(aggregate, stream.config, tally.n_valid)
+
+    def _forget_records(self, n_features):
+        self.n_features_in_ = n_features
         # The server never sees the records: no names, no clipping diagnostics.
         for name in ("feature_names_in_", "clipped_fraction_", "clipping_"):
             if hasattr(self, name):
                 delattr(self, name)
-        return self._fit_from_reports(valid_reports)
+
+    def _aggregate_stream(self, stream, expected, verbose):
+        """The one-pass server's aggregate of a stream, and its rejection tally."""
+        config = stream.config
+        if stream.backend == "dask":
+            from .io._dask import aggregate_on_dask
+
+            partitions = stream.partitions()
+            results = aggregate_on_dask(
+                partial(_aggregate_partition, self, expected, config),
+                list(enumerate(partitions)),
+                verbose=verbose,
+                desc=type(self).__name__,
+            )
+            # Each partition numbered its valid reports from 0; in stream
+            # order, shift them to their positions among all valid reports.
+            aggregate, tally = None, _RejectionTally()
+            for _, part_aggregate, part_tally in sorted(results, key=lambda r: r[0]):
+                if tally.n_valid and hasattr(part_aggregate, "shift_positions"):
+                    part_aggregate.shift_positions(tally.n_valid)
+                tally.merge(part_tally)
+                aggregate = (
+                    part_aggregate
+                    if aggregate is None
+                    else aggregate.merge(part_aggregate)
+                )
+            return aggregate, tally
+        aggregate, tally = self._server_aggregate(config), _RejectionTally()
+        for chunk in _chunks(stream, verbose, type(self).__name__):
+            valid, kept, reasons = _valid_rows(expected, chunk)
+            start = tally.n_valid
+            tally.add(len(chunk), kept, reasons)
+            if len(kept):
+                aggregate.update(valid, start + np.arange(len(kept)))
+        return aggregate, tally
+
+    def _server_aggregate(self, config):
+        """Hook: an empty one-pass aggregate for reports of ``config``, or None.
+
+        A one-pass server returns an object with ``update(reports,
+        positions)`` (add the valid reports of one chunk; ``positions`` are
+        their indices among the valid reports of the stream, for fold
+        assignments that depend neither on how the stream is cut nor on the
+        invalid reports dropped from it) and ``merge(other)`` (add another
+        aggregate of disjoint reports; return the result), and implements
+        ``_fit_server_aggregate(aggregate, config, rng)``. An aggregate whose
+        state depends on the positions also has ``shift_positions(offset)``
+        (as if its reports' positions were ``offset`` larger): a Dask
+        partition numbers its valid reports from 0 and the driver shifts
+        them. None (the
+        default): the server needs every report at once
+        (``_fit_server(reports, rng)``).
+        """
+        return None
+
+    def _fit_server_aggregate(self, aggregate, config, rng):  # pragma: no cover
+        raise NotImplementedError
 
     def _check_reports(self, reports):
         """Refuse reports made with another configuration; return the expected randomizer."""
@@ -280,33 +427,38 @@ class LDPEstimatorMixin:
         return expected
 
     def _valid_reports(self, randomizer, reports):
-        """The reports ``randomizer`` could have sent; sets ``n_reports_rejected_``."""
-        n_received = len(reports)
-        if n_received == 0:
-            raise ValueError("No reports: the server needs at least one user's report.")
-        valid, reasons = _validate_numeric_reports(randomizer, reports)
-        n_rejected = n_received - int(np.count_nonzero(valid))
-        message = _describe_rejections(n_rejected, n_received, reasons)
-        if n_rejected == n_received:
-            raise ValueError(f"No valid report remains: {message}.")
-        self.n_reports_rejected_ = n_rejected
-        if n_rejected == 0:
-            return reports
-        warnings.warn(
-            f"{message}; fitting on the {n_received - n_rejected} others.",
-            InvalidReportWarning,
-            stacklevel=4,
-        )
-        return _restore_integer_fields(
-            reports.subset(np.flatnonzero(valid)), randomizer.report_support()
-        )
+        """The reports ``randomizer`` could have sent, and their positions.
+
+        Sets ``n_reports_rejected_`` and warns about the rejected ones.
+        """
+        tally = _RejectionTally()
+        valid, kept, reasons = _valid_rows(randomizer, reports)
+        tally.add(len(reports), kept, reasons)
+        self.n_reports_rejected_ = tally.finish(stacklevel=5)
+        return valid, kept
 
     def _fit_from_reports(self, reports):
-        self.privacy_epsilon_ = float(reports.config["epsilon"])
-        self.privacy_delta_ = float(reports.config["delta"])
-        warn_if_large_delta(self.privacy_delta_, len(reports), stacklevel=5)
-        self._fit_server(reports, check_server_random_state(self.random_state))
+        self.__dict__.pop("_partial_state", None)  # a new fit forgets partial_fit
+        config = reports.config
+        if self._server_aggregate(config) is None:
+            self._set_privacy_attributes(config, len(reports))
+            self._fit_server(reports, check_server_random_state(self.random_state))
+            return self
+        aggregate = self._server_aggregate(config)
+        aggregate.update(reports, np.arange(len(reports)))
+        return self._fit_from_aggregate(aggregate, config, len(reports))
+
+    def _fit_from_aggregate(self, aggregate, config, n_reports):
+        self._set_privacy_attributes(config, n_reports)
+        self._fit_server_aggregate(
+            aggregate, config, check_server_random_state(self.random_state)
+        )
         return self
+
+    def _set_privacy_attributes(self, config, n_reports):
+        self.privacy_epsilon_ = float(config["epsilon"])
+        self.privacy_delta_ = float(config["delta"])
+        warn_if_large_delta(self.privacy_delta_, n_reports, stacklevel=6)
 
     def _fit_server(self, reports, rng):  # pragma: no cover - abstract
         raise NotImplementedError
@@ -342,8 +494,68 @@ class LDPRegressorMixin(LDPEstimatorMixin):
         return self._fit_simulated(X, y, None)
 
 
+    @available_if(LDPEstimatorMixin._has_one_pass_server)
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y):
+        """Add a batch of simulated users to the one-pass server, then refit it.
+
+        The first call fixes the public configuration (population-dependent
+        choices use ``n_users`` if the estimator has it, else the first
+        batch's size) and the client noise source; every call randomizes its
+        batch with fresh noise and refits the server on the aggregate of all
+        batches so far (the same model as ``fit_reports`` on their reports).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self : object
+        """
+        first_call = not hasattr(self, "_partial_state")
+        X, y = validate_data(
+            self, X, y, dtype=np.float64, y_numeric=True, reset=first_call
+        )
+        return self._partial_fit_batch(X, y, None)
+
+
 class LDPClassifierMixin(LDPEstimatorMixin):
     """``fit(X, y)`` for LDP classifiers; the label set is public configuration."""
+
+    @available_if(LDPEstimatorMixin._has_one_pass_server)
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y, classes=None):
+        """Add a batch of simulated users to the one-pass server, then refit it.
+
+        As ``LDPRegressorMixin.partial_fit``; ``classes`` (the public label
+        set) is required on the first call and fixed afterwards.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        classes : array-like or None, default=None
+
+        Returns
+        -------
+        self : object
+        """
+        first_call = not hasattr(self, "_partial_state")
+        X, y = validate_data(self, X, y, dtype=np.float64, reset=first_call)
+        check_classification_targets(y)
+        if first_call:
+            classes = self._require_classes(classes)
+        else:
+            classes = self._partial_state.randomizer.get_config()["classes"]
+        unknown = np.setdiff1d(np.unique(y), classes)
+        if unknown.size:
+            raise ValueError(
+                f"y has labels {unknown.tolist()} outside the public classes "
+                f"{np.asarray(classes).tolist()}."
+            )
+        return self._partial_fit_batch(X, y, classes if first_call else None)
 
     def _check_classes(self, classes):
         return self._require_classes(classes)
@@ -399,13 +611,34 @@ class LDPClassifierMixin(LDPEstimatorMixin):
         self._diagnose_clipping(X, y)
         return self._fit_simulated(X, y, classes)
 
-    def _fit_from_reports(self, reports):
-        self.classes_ = np.asarray(reports.config["classes"])
-        return super()._fit_from_reports(reports)
+    def _set_privacy_attributes(self, config, n_reports):
+        self.classes_ = np.asarray(config["classes"])
+        super()._set_privacy_attributes(config, n_reports)
 
 
 class LDPUnsupervisedMixin(LDPEstimatorMixin):
     """``fit(X, y=None)`` for LDP estimators of the distribution of ``X``."""
+
+    @available_if(LDPEstimatorMixin._has_one_pass_server)
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y=None):
+        """Add a batch of simulated users to the one-pass server, then refit it.
+
+        As ``LDPRegressorMixin.partial_fit``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : Ignored
+
+        Returns
+        -------
+        self : object
+        """
+        first_call = not hasattr(self, "_partial_state")
+        X = validate_data(self, X, dtype=np.float64, reset=first_call)
+        self._check_records(X)
+        return self._partial_fit_batch(X, None, None)
 
     def _check_records(self, X):
         """Hook: refuse records the randomizer cannot encode (e.g. non-binary)."""
@@ -448,6 +681,116 @@ def _validate_numeric_reports(randomizer, reports):
             reason = f"field {name!r} has dtype {values.dtype.str}, not a number"
             return np.zeros(len(reports), dtype=bool), {reason: len(reports)}
     return randomizer.validate_reports(reports)
+
+
+class _PartialFitState:
+    """The simulated users' randomizer, noise source and aggregate across ``partial_fit`` calls."""
+
+    def __init__(self, randomizer, noise, aggregate):
+        self.randomizer, self.noise, self.aggregate = randomizer, noise, aggregate
+        self.n_seen = 0
+
+
+def _valid_rows(randomizer, reports):
+    """``(valid_reports, kept, reasons)``: the rows ``randomizer`` could have sent.
+
+    ``kept`` are their indices in ``reports``; ``reasons`` counts the
+    rejected rows by reason (tallied with :class:`_RejectionTally`).
+    """
+    n = len(reports)
+    if n == 0:
+        return reports, np.arange(0), {}
+    valid, reasons = _validate_numeric_reports(randomizer, reports)
+    kept = np.flatnonzero(valid)
+    if len(kept) == n:
+        return reports, np.arange(n), {}
+    subset = reports.subset(kept)
+    if not len(kept):  # nothing to restore; the tally refuses the batch
+        return subset, kept, reasons
+    return _restore_integer_fields(subset, randomizer.report_support()), kept, reasons
+
+
+class _RejectionTally:
+    """Counts received, kept and rejected reports (and why) over the chunks of a fit."""
+
+    def __init__(self):
+        self.n_received, self.n_valid, self.reasons = 0, 0, {}
+
+    def add(self, n_received, kept, reasons):
+        self.n_received += int(n_received)
+        self.n_valid += len(kept)
+        for reason, count in reasons.items():
+            self.reasons[reason] = self.reasons.get(reason, 0) + int(count)
+
+    def merge(self, other):
+        self.n_received += other.n_received
+        self.n_valid += other.n_valid
+        for reason, count in other.reasons.items():
+            self.reasons[reason] = self.reasons.get(reason, 0) + count
+        return self
+
+    def finish(self, *, stacklevel):
+        """Raise if nothing remains, warn about the rejected; the number rejected."""
+        if self.n_received == 0:
+            raise ValueError("No reports: the server needs at least one user's report.")
+        n_rejected = self.n_received - self.n_valid
+        message = _describe_rejections(n_rejected, self.n_received, self.reasons)
+        if self.n_valid == 0:
+            raise ValueError(f"No valid report remains: {message}.")
+        if n_rejected:
+            warnings.warn(
+                f"{message}; fitting on the {self.n_valid} others.",
+                InvalidReportWarning,
+                stacklevel=stacklevel,
+            )
+        return n_rejected
+
+
+class _StreamHeader:
+    """What configuration checks read of a stream: its config and its length."""
+
+    def __init__(self, stream):
+        self.config = stream.config
+        self._stream = stream
+
+    @property
+    def n_features(self):
+        return self.config.get("n_features")
+
+    def __len__(self):
+        # A TypeError for a generator: the number of reports is unknown.
+        return len(self._stream)
+
+
+def _chunks(stream, verbose, desc):
+    """The chunks of a stream, with progress when ``verbose``."""
+    from .io._progress import progress
+
+    try:
+        total = len(stream)
+    except TypeError:
+        total = None
+    with progress(total=total, desc=desc, verbose=verbose) as bar:
+        for chunk in stream:
+            yield chunk
+            bar.update(len(chunk))
+
+
+def _aggregate_partition(estimator, expected, config, numbered_part):
+    """One partition's aggregate and rejection tally (runs on a Dask worker).
+
+    Its valid reports are numbered from 0; the driver shifts them to their
+    positions among all valid reports (``shift_positions``).
+    """
+    index, part = numbered_part
+    chunk = part.load()
+    check_chunk(chunk, config_fingerprint(config), config)
+    aggregate, tally = estimator._server_aggregate(config), _RejectionTally()
+    valid, kept, reasons = _valid_rows(expected, chunk)
+    tally.add(len(chunk), kept, reasons)
+    if len(kept):
+        aggregate.update(valid, np.arange(len(kept)))
+    return index, aggregate, tally
 
 
 def _restore_integer_fields(reports, support):

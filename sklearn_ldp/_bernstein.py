@@ -34,11 +34,10 @@ from ._base import (
 )
 from ._linear import LinearRegressorOutputMixin
 from .aggregation import (
+    BernsteinReportSums,
     bernstein_coefficients,
-    bernstein_report_estimates,
     bernstein_weights,
     evaluate_bernstein,
-    fold_group_sums,
     group_mean_variance,
     lebesgue_constant,
     moment_quadratic,
@@ -452,6 +451,15 @@ class LocalBernsteinRegressor(
 
     Privacy: each sample ``(x_i, y_i)`` is epsilon-LDP (pure, ``delta = 0``).
 
+    Streaming: the server is one pass over the reports, for every protocol
+    and mechanism (per fold and grid point, or released monomial, the number
+    of reports and the sum and sum of squares of their unbiased estimates;
+    the candidates and their held-out risks read only these);
+    ``fit_reports`` accepts a report stream
+    (:func:`sklearn_ldp.read_reports`) with memory bounded by the chunk
+    size, and ``partial_fit`` adds batches (with ``degree`` or ``mechanism``
+    ``'auto'`` the first batch's size fixes the public configuration).
+
     Parameters
     ----------
     epsilon : float, default=1.0
@@ -517,8 +525,9 @@ class LocalBernsteinRegressor(
         Public bound on ``|y|``; users clip to it.
     model_selection : {'cv', 'none'}, default='cv'
         ``'cv'``: choose between the minimizer and the constant model by
-        held-out estimated risk (folds of reports drawn from the server's
-        random stream, one-standard-error rule toward the constant model).
+        held-out estimated risk (``N_FOLDS`` folds: the report at stream
+        position ``i`` is in fold ``i mod N_FOLDS``; one-standard-error rule
+        toward the constant model).
         ``'none'``: return the minimizer, as seed 001 does.
     calibration : {'improved', 'paper'}, default='improved'
         Affects ``mechanism='genprot'`` only (the other mechanisms have a
@@ -536,8 +545,9 @@ class LocalBernsteinRegressor(
         ``'improved'``: the tight calibration (``eps0`` about ``epsilon /
         2``, ``bot = 1/2``, ``T = 32``).
     random_state : int, RandomState instance or None, default=None
-        Randomness of the simulated users in ``fit`` (and, from separate
-        streams, of their public groups and of the server's folds).
+        Randomness of the simulated users in ``fit`` (and, from a separate
+        stream, of their public groups). The server has no randomness of
+        its own.
 
     Attributes
     ----------
@@ -568,6 +578,9 @@ class LocalBernsteinRegressor(
     loss_bound_ : float
     coef_bounds_ : ndarray of shape (2, q)
     users_per_grid_point_ : float
+    n_samples_seen_ : int
+        Reports the server aggregated (the valid ones of ``fit_reports``,
+        every batch so far with ``partial_fit``).
     communication_bits_ : int
         Bits each user sends (64 per real number; 1 for ``'duchi'`` and
         ``'bassily_smith'``; ``ceil(log2 T)`` for ``'genprot'``).
@@ -609,7 +622,7 @@ class LocalBernsteinRegressor(
     ...     epsilon=4.0, mechanism="piecewise", model_selection="none", random_state=0
     ... ).fit(X, y)
     >>> paper.protocol_, paper.degree_, paper.coef_.round(1)
-    ('grid', 3, array([0.5]))
+    ('grid', 3, array([0.7]))
 
     GenProt (Algorithm 8) as printed: ``eps0 = epsilon / 10``, ``T = 1 +
     ceil(log2(n / 0.05))`` public strings, a 5-bit message:
@@ -776,10 +789,13 @@ class LocalBernsteinRegressor(
         )
 
     def _expected_randomizer(self, reports):
+        return self._announced_randomizer(reports.config)
+
+    def _announced_randomizer(self, config):
+        """The randomizer the users were told, read back from the reports' ``config``."""
         if self.mechanism == "genprot":
             # GenProt's candidates were fixed from the population size before
             # the users replied: read them back (the rest must match).
-            config = reports.config
             announced = config.get("genprot_options") or {}
             options = genprot_options(self.calibration, 1)
             if options:
@@ -790,9 +806,10 @@ class LocalBernsteinRegressor(
                 options=options,
             )
         if self.mechanism != "auto":
-            return super()._expected_randomizer(reports)
+            return self._build_randomizer(
+                config.get("n_features"), degree=announced_degree(self, config)
+            )
         # mechanism='auto' was resolved and announced before the users replied.
-        config = reports.config
         protocol = config.get("protocol", "grid")
         mechanism = config.get("mechanism")
         if protocol not in PROTOCOLS or mechanism not in AUTO_MECHANISMS:
@@ -808,8 +825,14 @@ class LocalBernsteinRegressor(
             protocol=protocol,
         )
 
-    def _fit_server(self, reports, rng):
-        randomizer = self._expected_randomizer(reports)
+    def _server_aggregate(self, config):
+        """Per fold and group: reports, sum and sum of squares of their estimates."""
+        n_folds = N_FOLDS if self.model_selection == "cv" else 1
+        return BernsteinReportSums(self._announced_randomizer(config), n_folds)
+
+    def _fit_server_aggregate(self, aggregate, config, rng):
+        randomizer = aggregate.randomizer
+        n_users = aggregate.n_reports
         cells = (
             f"released monomials ({randomizer.n_groups})"
             if randomizer.protocol == "moments"
@@ -817,7 +840,7 @@ class LocalBernsteinRegressor(
             f"{randomizer.degree + 1}^{randomizer.n_coef})"
         )
         warn_few_users(
-            len(reports),
+            n_users,
             randomizer.n_groups,
             cells=cells,
             advice=(
@@ -825,18 +848,14 @@ class LocalBernsteinRegressor(
                 "more users."
             ),
         )
-        groups, estimates = bernstein_report_estimates(randomizer, reports)
-        n_groups = randomizer.n_grid if groups is None else randomizer.n_groups
-        n_users = len(reports)
-        n_folds = N_FOLDS if self.model_selection == "cv" else 1
-        folds = rng.permutation(n_users) % n_folds
-        sums = fold_group_sums(groups, estimates, n_groups, folds, n_folds)
+        n_groups = aggregate.n_groups
+        sums = aggregate.counts, aggregate.sums, aggregate.squares
         counts, totals, _ = (part.sum(axis=0) for part in sums)
         fill = float(totals.sum() / max(counts.sum(), 1.0))
         means = np.divide(totals, counts, out=np.full(n_groups, fill), where=counts > 0)
         candidates = self._candidates(randomizer, means)
         self.cv_results_, self.selected_model_ = None, "minimizer"
-        if self.model_selection == "cv" and n_users >= 2 * n_folds:
+        if self.model_selection == "cv" and n_users >= 2 * aggregate.n_folds:
             self.cv_results_ = self._cross_validate(randomizer, sums)
             difference = self.cv_results_["difference"][1]
             if difference + self.cv_results_["difference_std_error"][1] >= 0.0:
@@ -850,6 +869,7 @@ class LocalBernsteinRegressor(
         self.degree_ = randomizer.degree
         self.n_grid_points_ = n_groups
         self.users_per_grid_point_ = float(np.mean(counts))
+        self.n_samples_seen_ = int(n_users)
         self.communication_bits_ = randomizer.communication_bits
         self.loss_bound_ = randomizer.loss_bound
         self.coef_bounds_ = np.stack([randomizer.coef_lower, randomizer.coef_upper])

@@ -17,8 +17,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import LDPUnsupervisedMixin
 from .aggregation import (
+    FrequencySupportCounts,
     debias_frequencies,
-    frequency_support_counts,
     frequency_variance,
     iterative_bayesian_update,
     project_simplex,
@@ -45,6 +45,13 @@ class FrequencyLDP(LDPUnsupervisedMixin, BaseEstimator):
     Privacy: each sample ``x_i`` (all its attributes) is epsilon-LDP (pure,
     ``delta = 0``). With several attributes each user reports one,
     drawn uniformly from public randomness, with the full epsilon.
+
+    Streaming: the server is one pass over the reports (sums of each
+    report's support indicators per attribute and cell, for every mechanism
+    and post-processing: the iterative Bayesian update also reads only the
+    support counts); ``fit_reports`` accepts a report stream
+    (:func:`sklearn_ldp.read_reports`) with memory bounded by the chunk
+    size, and ``partial_fit`` adds batches.
 
     Parameters
     ----------
@@ -96,6 +103,9 @@ class FrequencyLDP(LDPUnsupervisedMixin, BaseEstimator):
         The implemented ``p`` and ``q``.
     n_users_ : ndarray of shape (`n_features_in_`,)
         Users who reported each attribute.
+    n_samples_seen_ : int
+        Reports the server aggregated (all attributes; the valid ones of
+        ``fit_reports``, every batch so far with ``partial_fit``).
     privacy_epsilon_, privacy_delta_ : float
     n_reports_rejected_ : int
     n_features_in_ : int
@@ -191,18 +201,25 @@ class FrequencyLDP(LDPUnsupervisedMixin, BaseEstimator):
         return self._build_randomizer(reports.config.get("n_features"))
 
     def _check_records(self, X):
-        encode_categories(X.ravel(), check_categories(self.categories), self.unknown)
+        # With unknown='other' every value has a cell: nothing to refuse
+        # (the randomizer encodes the values, once).
+        if self.unknown == "error":
+            encode_categories(X.ravel(), check_categories(self.categories), "error")
 
-    def _fit_server(self, reports, rng):
-        randomizer = self._expected_randomizer(reports)
+    def _server_aggregate(self, config):
+        """The support counts per attribute: every post-processing reads only them."""
+        return FrequencySupportCounts(self._build_randomizer(config.get("n_features")))
+
+    def _fit_server_aggregate(self, aggregate, config, rng):
+        randomizer = aggregate.randomizer
         design = randomizer.design
+        counts, n_users = aggregate.counts, aggregate.n_users.copy()
         warn_few_users(
-            len(reports),
+            int(n_users.sum()),
             randomizer.n_features * randomizer.n_cells,
             cells="cells (categories times attributes)",
             advice="Their frequencies are mostly noise: raise epsilon or collect more users.",
         )
-        counts, n_users = frequency_support_counts(randomizer, reports)
         p, q = design.support_prob, design.other_prob
         unbiased = debias_frequencies(counts, n_users, p, q)
         if self.postprocess == "simplex":
@@ -222,6 +239,7 @@ class FrequencyLDP(LDPUnsupervisedMixin, BaseEstimator):
         self.mechanism_ = randomizer.mechanism
         self.support_probability_, self.other_probability_ = p, q
         self.n_users_ = n_users
+        self.n_samples_seen_ = int(n_users.sum())
         return self
 
     def score(self, X, y=None):

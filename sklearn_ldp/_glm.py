@@ -258,6 +258,14 @@ class GLMLDPClassifier(
     Gram matrix) instead of running the fission oracle, whose two
     half-noise copies quadruple the variance of the same second moment.
 
+    Streaming: the server needs every report at once (report-only model
+    selection draws random folds, the degree is chosen on pilot users and
+    the polynomial-oracle solver revisits the reports with server-side
+    fission noise per report), so it is not one pass: ``fit_reports``
+    accepts a report stream (:func:`sklearn_ldp.read_reports`), validates it
+    chunk by chunk and keeps the valid reports in memory (one pass over the
+    stream); there is no ``partial_fit``.
+
     Parameters
     ----------
     epsilon : float, default=1.0
@@ -493,7 +501,9 @@ class GLMLDPClassifier(
         check_convex_derivative(loss.margin_derivative, interval)
         smoothing = _resolve_smoothing(self.smoothing, self.approximation, loss)
 
-        x = reports["x"] / data_norm
+        x = reports["x"]
+        if data_norm != 1.0:  # the default needs no scaled copy of every report
+            x = x / data_norm
         labels = _one_vs_rest_labels(reports["y"], n_outputs)
         if config.get("calibration") == "paper":
             degree = int(config["degree"])

@@ -154,6 +154,14 @@ class HingeLDPClassifier(
     Gram matrix) instead of running the fission oracle, whose two
     half-noise copies quadruple the variance of the same second moment.
 
+    Streaming: the server needs every report at once (report-only model
+    selection draws random folds, the degree is chosen on pilot users and
+    the polynomial-oracle solver revisits the reports with server-side
+    fission noise per report), so it is not one pass: ``fit_reports``
+    accepts a report stream (:func:`sklearn_ldp.read_reports`), validates it
+    chunk by chunk and keeps the valid reports in memory (one pass over the
+    stream); there is no ``partial_fit``.
+
     Parameters
     ----------
     epsilon : float, default=1.0
@@ -352,8 +360,11 @@ class HingeLDPClassifier(
         radius = float(self.coef_norm)
         interval = (-radius * z_norm, radius * z_norm)
         loss = SmoothedHingeLoss(self.smoothing)
+        x = reports["x"]
+        if data_norm != 1.0:  # the default needs no scaled copy of every report
+            x = x / data_norm
         oracle_args = {
-            "x": reports["x"] / data_norm,
+            "x": x,
             "y": reports["y"],
             "derivative": loss.margin_derivative,
             "interval": interval,

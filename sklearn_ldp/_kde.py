@@ -21,9 +21,9 @@ from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import AnnouncedDegreeMixin, LDPUnsupervisedMixin
+from ._base import AnnouncedDegreeMixin, LDPUnsupervisedMixin, announced_degree
 from .aggregation import (
-    estimate_vector_mean,
+    VectorMeanSums,
     kernel_density,
     moment_tensor,
     trigonometric_coefficients,
@@ -69,6 +69,13 @@ class KernelDensityLDP(AnnouncedDegreeMixin, LDPUnsupervisedMixin, BaseEstimator
     bandwidth is a server-side parameter: changing it after fitting (or
     scoring many bandwidths, or any number of queries) uses the same reports
     and costs no further privacy.
+
+    Streaming: the server is one pass over the reports (per Chebyshev
+    coordinate, the number of reports and the sum of their debiased
+    values); ``fit_reports`` accepts a report stream
+    (:func:`sklearn_ldp.read_reports`) with memory bounded by the chunk
+    size, and ``partial_fit`` adds batches (with ``degree='auto'`` the first
+    batch's size fixes the degree).
 
     Parameters
     ----------
@@ -153,7 +160,7 @@ default='piecewise'
     >>> X = np.clip(rng.normal(0, 0.3, size=(50_000, 1)), -1, 1)
     >>> kde = KernelDensityLDP(epsilon=2.0, bandwidth=0.2, random_state=0).fit(X)
     >>> np.exp(kde.score_samples([[0.0], [0.6]])).round(2)  # scikit-learn: 1.11, 0.27
-    array([1.12, 0.26])
+    array([1.11, 0.3 ])
     >>> kde.set_params(bandwidth=0.4).score_samples([[0.0]]).round(2)  # same reports
     array([-0.22])
     """
@@ -214,16 +221,23 @@ default='piecewise'
             mechanism=self.mechanism,
         )
 
-    def _fit_server(self, reports, rng):
-        randomizer = self._expected_randomizer(reports)
-        n_users = len(reports)
+    def _server_aggregate(self, config):
+        """Per coordinate of the Chebyshev vector: reports and the sum of their estimates."""
+        randomizer = self._build_randomizer(
+            config.get("n_features"), degree=announced_degree(self, config)
+        )
+        return VectorMeanSums(randomizer)
+
+    def _fit_server_aggregate(self, aggregate, config, rng):
+        randomizer = aggregate.randomizer
+        n_users = aggregate.n_reports
         warn_few_users(
             n_users,
             randomizer.n_groups,
             cells="coordinates in the users' vector (degree^n_features - 1)",
             advice="Lower the degree or collect more users.",
         )
-        mean, _ = estimate_vector_mean(randomizer, reports)
+        mean = aggregate.mean()
         self.moments_ = moment_tensor(mean, randomizer.degree, randomizer.n_features)
         self.n_samples_seen_ = n_users
         self.degree_ = randomizer.degree

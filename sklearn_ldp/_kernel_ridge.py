@@ -5,9 +5,10 @@ Each user maps ``x`` through a *public* random Fourier feature map ``phi``
 ``||phi(x)|| <= sqrt(2)``), clips ``y`` to the public
 ``[-y_bound, y_bound]`` and sends ``z = phi(x) + N(0, sigma_x^2 I_m)`` and
 ``v = y + N(0, sigma_y^2)``. The server only needs ``Z^T Z``, ``Z^T v`` and
-``n``: it accumulates them chunk by chunk (memory ``O(m^2)`` whatever ``n``),
-debiases the Gram matrix, projects it on the PSD cone and solves a ridge
-system in the random-feature space. From the same per-fold sums it checks,
+``n``: it accumulates them in one pass, chunk by chunk (memory ``O(m^2)``
+whatever ``n``; the same sums from a report stream, Dask partitions or
+``partial_fit`` batches), debiases the Gram matrix, projects it on the PSD
+cone and solves a ridge system in the random-feature space. From the same per-fold sums it checks,
 on held-out reports, that the model predicts better than the noisy mean of
 ``y`` (ALGORITHMS.md section 7), and falls back to that mean otherwise.
 """
@@ -15,6 +16,7 @@ on held-out reports, that the model predicts better than the noisy mean of
 import math
 from functools import partial
 from numbers import Integral, Real
+from types import SimpleNamespace
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
@@ -30,17 +32,13 @@ from ._base import (
     warn_if_large_delta,
 )
 from ._linear import LinearRegressorOutputMixin
-from .aggregation import (
-    Candidate,
-    FoldedStatistics,
-    check_gaussian_reports,
-    debiased_cv_risk,
-)
+from .aggregation import Candidate, debiased_cv_risk
 from .aggregation._ridge import (
     StreamedFoldedMoments,
     centred_ridge,
     select_model_or_constant,
 )
+from .aggregation._sufficient import FoldedReportSums
 from .randomizers import (
     FOURIER_FEATURE_NORM,
     GaussianRecordRandomizer,
@@ -56,8 +54,8 @@ from .randomizers._feature_maps import KERNELS
 MAX_AUTO_COMPONENTS = 300
 
 #: ``alpha='auto'`` picks the grid value with the least debiased
-#: ``N_FOLDS``-fold cross-validated loss (users go to folds by arrival order
-#: modulo ``N_FOLDS``).
+#: ``N_FOLDS``-fold cross-validated loss (the report at stream position
+#: ``p`` is in fold ``p mod N_FOLDS``).
 AUTO_ALPHAS = np.logspace(-5, 3, 17)
 N_FOLDS = 5
 #: ... minimizing the estimated loss plus this many standard errors.
@@ -144,6 +142,13 @@ class KernelRidgeLDP(
     model is not better by that margin
     (:func:`~sklearn_ldp.aggregation._ridge.select_model_or_constant`).
     Post-processing: no privacy cost.
+
+    Streaming: the server is one pass over the reports (per fold, the sums
+    of ``[z, 1] [z, 1]^T``, ``[z, 1] v`` and ``v^2``; the report at
+    stream position ``p`` is in fold ``p mod 5``); ``fit_reports`` accepts
+    a report stream (``sklearn_ldp.read_reports``) with memory bounded by
+    the chunk size, on Dask with ``backend='dask'``, and ``partial_fit``
+    adds batches.
 
     Parameters
     ----------
@@ -341,8 +346,18 @@ class KernelRidgeLDP(
 
     def _announced_population(self, reports):
         # The planned population announced in the reports sized
-        # n_components='auto'.
-        return reports.config.get("n_users", len(reports))
+        # n_components='auto'; without one, the number of reports if known.
+        n_users = reports.config.get("n_users")
+        if n_users is None:
+            try:
+                n_users = len(reports)
+            except TypeError:  # a generator, or a configuration alone
+                n_users = None
+        return n_users
+
+    def _randomizer_from_config(self, config):
+        """The users' randomizer of reports with this public ``config``."""
+        return self._expected_randomizer(SimpleNamespace(config=config))
 
     def _build_randomizer(self, n_features, n_users, seed):
         self._validate_params()
@@ -383,8 +398,8 @@ class KernelRidgeLDP(
 
     def _fit_simulated(self, X, y, classes):
         # Randomize and aggregate chunk by chunk (memory O(chunk * m + m^2)):
-        # the model of fit_reports(make_randomizer(...).randomize(X, y,
-        # random_state)) without holding every report.
+        # the aggregate, hence the model, of fit_reports(make_randomizer(...)
+        # .randomize(X, y, random_state)) without holding every report.
         randomizer = self.make_randomizer(X.shape[1], n_users=X.shape[0])
         self._start_simulation(randomizer, X.shape[0])
         return self._absorb(X, y)
@@ -395,9 +410,12 @@ class KernelRidgeLDP(
 
         The first call fixes the randomizer (public configuration) and the
         random generator; later calls continue both, so no noise is reused
-        across batches. Calling ``partial_fit`` after ``fit`` adds users to
-        the same model; after ``fit_reports`` the new users' noise comes from
-        the server's stream (never the one that may have made those reports).
+        across batches. Each batch's reports are added to the one-pass
+        aggregate at the next stream positions, so the model is that of
+        ``fit_reports`` on the batches' reports in order. Calling
+        ``partial_fit`` after ``fit`` adds users to the same model; after
+        ``fit_reports`` the new users' noise comes from the server's stream
+        (never the one that may have made those reports).
 
         Parameters
         ----------
@@ -408,7 +426,7 @@ class KernelRidgeLDP(
         -------
         self : object
         """
-        first_call = not hasattr(self, "_statistics")
+        first_call = not hasattr(self, "_aggregate")
         X, y = validate_data(
             self, X, y, reset=first_call, dtype=np.float64, y_numeric=True
         )
@@ -426,23 +444,37 @@ class KernelRidgeLDP(
         # the chunks get the noise of one randomize call on every user.
         self._start(randomizer, check_client_random_state(self.random_state))
 
-    def _fit_server(self, reports, rng):
-        randomizer = self._expected_randomizer(reports)
-        Z, v = check_gaussian_reports(
-            reports, randomizer.feature_map.n_components, with_target=True
+    def _server_aggregate(self, config):
+        # Per-fold sums of [z, 1] (the exact constant column last: its sums
+        # centre the statistics and give the noisy mean of y) and v, in
+        # blocks of the randomizer's chunk, so that fit (which aggregates
+        # each simulated chunk) and fit_reports sum in the same order.
+        randomizer = self._randomizer_from_config(config)
+        return FoldedReportSums(
+            N_FOLDS,
+            randomizer.feature_map.n_components,
+            chunk_size=randomizer.chunk_size,
         )
-        self._start(randomizer, rng)
-        for batch in gen_batches(len(reports), randomizer.chunk_size):
-            self._accumulate(Z[batch], v[batch])
+
+    def _fit_server_aggregate(self, aggregate, config, rng):
+        # Users simulated by a later partial_fit draw from the server's
+        # stream (never one that may have made these reports), at the stream
+        # positions after those received.
+        self._start(
+            self._randomizer_from_config(config),
+            rng,
+            aggregate,
+            n_positions=aggregate.n,
+        )
         self._solve()
 
-    def _start(self, randomizer, noise):
+    def _start(self, randomizer, noise, aggregate=None, n_positions=0):
         self._randomizer, self._noise = randomizer, noise
         self.random_features_ = randomizer.feature_map
         self.n_components_ = randomizer.feature_map.n_components
-        # The constant column (exact, noise-free) last: its sums centre the
-        # statistics and give the noisy mean of y.
-        self._statistics = FoldedStatistics(N_FOLDS, self.n_components_ + 1)
+        if aggregate is None:
+            aggregate = self._server_aggregate(randomizer.get_config())
+        self._aggregate, self._n_positions = aggregate, int(n_positions)
         self.sigma_x_ = randomizer.sigma_x
         self.sigma_y_ = randomizer.sigma_y
         self.privacy_epsilon_ = float(randomizer.epsilon)
@@ -458,11 +490,12 @@ class KernelRidgeLDP(
         return self
 
     def _accumulate(self, features, targets):
-        ones = np.ones((features.shape[0], 1))
-        self._statistics.update(np.hstack([features, ones]), targets)
+        positions = self._n_positions + np.arange(features.shape[0])
+        self._aggregate.add(features, targets, positions)
+        self._n_positions += features.shape[0]
 
     def _solve(self):
-        statistics = self._statistics
+        statistics = self._aggregate.statistics
         if self.alpha == "auto":
             self.cv_risk_, self.cv_std_error_ = debiased_cv_risk(
                 statistics.folds,

@@ -27,8 +27,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import LDPUnsupervisedMixin
 from .aggregation import (
+    VectorMeanSums,
     empirical_marginal_tables,
-    estimate_vector_mean,
     fold_monomial_means,
     marginal_tables,
     parity_marginal_tables,
@@ -62,6 +62,12 @@ class KWayMarginalsLDP(LDPUnsupervisedMixin, BaseEstimator):
     (Cormode, Kulkarni and Srivastava 2018).
 
     Privacy: each sample ``x_i`` is epsilon-LDP (pure, ``delta = 0``).
+
+    Streaming: the server is one pass over the reports (per coordinate of
+    the users' vector, for both methods and every mechanism, the number of
+    reports and the sum of their debiased values); ``fit_reports`` accepts
+    a report stream (:func:`sklearn_ldp.read_reports`) with memory bounded
+    by the chunk size, and ``partial_fit`` adds batches.
 
     Parameters
     ----------
@@ -144,6 +150,9 @@ default='piecewise'
     n_coordinates_ : int
         Length of the vector users report.
     users_per_coordinate_ : float
+    n_samples_seen_ : int
+        Reports the server aggregated (the valid ones of ``fit_reports``,
+        every batch so far with ``partial_fit``).
     privacy_epsilon_, privacy_delta_ : float
     n_reports_rejected_ : int
         Reports the server's validation dropped (not finite, off the lattice
@@ -192,7 +201,7 @@ default='piecewise'
     'hadamard'
     >>> est.marginal_table([0, 5]).round(2)  # true: [[0.09, 0.81], [0.01, 0.09]]
     array([[0.09, 0.81],
-           [0.02, 0.09]])
+           [0.  , 0.09]])
     >>> round(est.disjunction([0, 1]), 2)  # true fraction: 0.37
     0.36
     >>> X_test = (rng.uniform(size=(10_000, 6)) < [0.1, 0.3, 0.5, 0.5, 0.7, 0.9]).astype(int)
@@ -288,8 +297,10 @@ default='piecewise'
         return candidates[best]
 
     def _expected_randomizer(self, reports):
+        return self._announced_randomizer(reports.config)
+
+    def _announced_randomizer(self, config):
         # method='auto' was resolved before the users replied: read it back.
-        config = reports.config
         method = self.method
         if method == "auto":
             method = _RANDOMIZER_METHODS.get(config.get("randomizer"), "chebyshev")
@@ -298,9 +309,13 @@ default='piecewise'
     def _check_records(self, X):
         binarize_records(X, self.binarize)
 
-    def _fit_server(self, reports, rng):
-        randomizer = self._expected_randomizer(reports)
-        n_users = len(reports)
+    def _server_aggregate(self, config):
+        """Per coordinate of the users' vector: reports and the sum of their estimates."""
+        return VectorMeanSums(self._announced_randomizer(config))
+
+    def _fit_server_aggregate(self, aggregate, config, rng):
+        randomizer = aggregate.randomizer
+        n_users = aggregate.n_reports
         hadamard = isinstance(randomizer, HadamardMarginalRandomizer)
         warn_few_users(
             n_users,
@@ -313,7 +328,7 @@ default='piecewise'
             ),
         )
         index = SubsetIndex(randomizer.n_features, randomizer.order)
-        mean, _ = estimate_vector_mean(randomizer, reports)
+        mean = aggregate.mean()
         if not hadamard and randomizer.coefficients == "monomial":
             mean = fold_monomial_means(mean, randomizer.support, index)
         self.method_ = "hadamard" if hadamard else "chebyshev"
@@ -323,6 +338,7 @@ default='piecewise'
         self.k_ = randomizer.k_effective
         self.n_coordinates_ = randomizer.n_coordinates
         self.users_per_coordinate_ = n_users / randomizer.n_groups
+        self.n_samples_seen_ = int(n_users)
         self._index = index
         return self
 

@@ -7,8 +7,9 @@ sends the ``m`` numbers (plus a noisy target for regression): a
 is a :class:`~sklearn_ldp.randomizers.RandomProjection`. Because the noise
 lives in ``m`` dimensions instead of ``d``, the error grows with ``log d``
 instead of ``d`` when the target (a regression vector or a mean) is
-l1-bounded. The server keeps only sufficient statistics, accumulated chunk by
-chunk, so a population can be collected in pieces (``partial_fit``).
+l1-bounded. The server keeps only sufficient statistics, accumulated in one
+pass chunk by chunk, so the reports can be read as a stream, aggregated on
+Dask, or collected in pieces (``partial_fit``).
 Zheng, Mou and Wang (ICML 2017), Algorithms 2-3; Wang, Gaboardi and Xu
 (NeurIPS 2018), Algorithm 4.
 """
@@ -16,6 +17,7 @@ Zheng, Mou and Wang (ICML 2017), Algorithms 2-3; Wang, Gaboardi and Xu
 import warnings
 from functools import partial
 from numbers import Integral, Real
+from types import SimpleNamespace
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
@@ -35,15 +37,13 @@ from ._base import (
 from ._linear import LinearRegressorOutputMixin
 from .aggregation import (
     Candidate,
-    FoldedStatistics,
-    GroupedSums,
     basis_pursuit,
-    check_gaussian_reports,
     l1_residual_bound,
     median_of_means,
     project_psd,
 )
 from .aggregation._ridge import StreamedFoldedMoments, select_model_or_constant
+from .aggregation._sufficient import FoldedReportSums, GroupedReportSums
 from .optim import l1_constrained_least_squares
 from .randomizers import (
     GaussianRecordRandomizer,
@@ -56,8 +56,8 @@ from .randomizers._feature_maps import PROJECTIONS
 #: (:func:`~sklearn_ldp.utils.public_seed`).
 _PROJECTION_SEED_TAG = 0x5EED
 
-#: Folds of the report-only choice of the l1 radius (users go to folds by
-#: arrival order, a public rule that streams).
+#: Folds of the report-only choice of the l1 radius (the report at stream
+#: position ``p`` is in fold ``p mod N_FOLDS``, a public rule that streams).
 N_FOLDS = 5
 #: Radii the server tries, as fractions of ``l1_radius`` (largest first:
 #: the configured radius is preferred).
@@ -135,7 +135,17 @@ class _ProjectedLDPBase(PublicFeatureMapMixin, LDPEstimatorMixin):
         # The population that sized n_components='auto', as announced: never
         # the number of reports received, which anyone can change by sending
         # more (or which validation lowers by dropping some).
-        return reports.config.get("n_users", len(reports))
+        n_users = reports.config.get("n_users")
+        if n_users is None:
+            try:
+                n_users = len(reports)
+            except TypeError:  # a generator, or a configuration alone
+                n_users = None
+        return n_users
+
+    def _randomizer_from_config(self, config):
+        """The users' randomizer of reports with this public ``config``."""
+        return self._expected_randomizer(SimpleNamespace(config=config))
 
     def _build_randomizer(self, n_features, n_users, seed):
         n_users = self.n_users if self.n_users is not None else n_users
@@ -202,27 +212,36 @@ class _ProjectedLDPBase(PublicFeatureMapMixin, LDPEstimatorMixin):
             )
             self._accumulate(reports["x"], reports.fields.get("y"))
 
-    def _fit_server(self, reports, rng):
-        randomizer = self._expected_randomizer(reports)
-        n_users = self.n_users if self.n_users is not None else len(reports)
-        Z, v = check_gaussian_reports(
-            reports,
-            randomizer.feature_map.n_components,
-            with_target=randomizer.requires_y,
+    def _server_aggregate(self, config):
+        # In blocks of the randomizer's chunk, so that fit (which aggregates
+        # each simulated chunk) and fit_reports sum in the same order.
+        randomizer = self._randomizer_from_config(config)
+        return self._new_aggregate(
+            randomizer.feature_map.n_components, randomizer.chunk_size
         )
+
+    def _fit_server_aggregate(self, aggregate, config, rng):
         # No noise stream: partial_fit cannot continue real users' reports.
-        self._start_server(randomizer, n_users, None)
-        for batch in gen_batches(len(reports), randomizer.chunk_size):
-            self._accumulate(Z[batch], None if v is None else v[batch])
+        randomizer = self._randomizer_from_config(config)
+        self._start_server(randomizer, None, None, aggregate)
         self._solve()
 
-    def _start_server(self, randomizer, n_users, noise):
+    def _start_server(self, randomizer, n_users, noise, aggregate=None):
+        del n_users  # the aggregate depends on the public configuration only
         self._randomizer, self._noise = randomizer, noise
         self.privacy_epsilon_ = float(randomizer.epsilon)
         self.privacy_delta_ = float(randomizer.delta)
-        self._start_statistics(randomizer.feature_map.n_components, n_users)
+        if aggregate is None:
+            aggregate = self._server_aggregate(randomizer.get_config())
+        self._aggregate, self._n_positions = aggregate, aggregate.n
 
-    def _start_statistics(self, n_components, n_users):  # pragma: no cover
+    def _next_positions(self, n_reports):
+        """Stream positions of the next ``n_reports`` simulated users."""
+        positions = self._n_positions + np.arange(n_reports)
+        self._n_positions += n_reports
+        return positions
+
+    def _new_aggregate(self, n_components, chunk_size):  # pragma: no cover
         raise NotImplementedError
 
     def _accumulate(self, features, targets):  # pragma: no cover - abstract
@@ -301,6 +320,13 @@ class SparseLDPRegressor(
     matrix (and of the noisy feature means in the intercept) choose the
     direction of ``w``; the smaller radii shrink it, the mean removes it.
     Post-processing: no privacy cost.
+
+    Streaming: the server is one pass over the reports (per fold, the sums
+    of ``[z, 1] [z, 1]^T``, ``[z, 1] v`` and ``v^2``; the report at stream
+    position ``p`` is in fold ``p mod 5``); ``fit_reports`` accepts a
+    report stream (``sklearn_ldp.read_reports``) with memory bounded by the
+    chunk size, on Dask with ``backend='dask'``, and ``partial_fit`` adds
+    batches.
 
     Guarantee: each user's record ``(x_i, y_i)`` is (epsilon, delta)-LDP.
 
@@ -490,7 +516,10 @@ class SparseLDPRegressor(
         """Add a batch of users, then refit the server on everyone so far.
 
         The projection and the noise generator are kept across calls (noise
-        is never reused across batches).
+        is never reused across batches); each batch's reports are added to
+        the one-pass aggregate at the next stream positions (the aggregate
+        of ``fit_reports`` on the batches' reports in order). The solver
+        starts from the previous coefficients.
 
         Parameters
         ----------
@@ -511,20 +540,23 @@ class SparseLDPRegressor(
         self._solve(warm_start=not first_call)
         return self
 
-    def _start_statistics(self, n_components, n_users):
-        # The constant column (exact, noise-free) gives the sums of z and v.
-        self._statistics = FoldedStatistics(N_FOLDS, n_components + 1)
+    def _new_aggregate(self, n_components, chunk_size):
+        # Folded sums of [z, 1] and v: the constant column (exact,
+        # noise-free) gives the sums of z and v.
+        return FoldedReportSums(N_FOLDS, n_components, chunk_size=chunk_size)
 
     def _accumulate(self, features, targets):
-        augmented = np.hstack([features, np.ones((features.shape[0], 1))])
-        self._statistics.update(augmented, targets)
+        positions = self._next_positions(features.shape[0])
+        self._aggregate.add(features, targets, positions)
 
     def _solve(self, warm_start=False):
         randomizer = self._randomizer
         components = randomizer.feature_map.components_
         n_features = randomizer.n_features
         folded = StreamedFoldedMoments(
-            self._statistics, sigma_x=randomizer.sigma_x, sigma_t=randomizer.sigma_y
+            self._aggregate.statistics,
+            sigma_x=randomizer.sigma_x,
+            sigma_t=randomizer.sigma_y,
         )
         solver = partial(
             _l1_ball_fit,
@@ -564,7 +596,7 @@ class SparseLDPRegressor(
                 coef = basis_pursuit(components, components @ coef)
         self.coef_ = coef
         self.intercept_ = float(intercept)
-        self._set_projection_attributes(self._statistics.n)
+        self._set_projection_attributes(self._aggregate.n)
 
     def __sklearn_tags__(self):
         return ldp_tags(super().__sklearn_tags__())
@@ -641,6 +673,12 @@ class SparseLDPMeanEstimator(_ProjectedLDPBase, LDPUnsupervisedMixin, BaseEstima
     a linear program) or by least squares over the l1 ball of radius
     ``l1_radius`` (``recovery='l1_ball'``, FISTA).
 
+    Streaming: the server is one pass over the reports (the per-group sums
+    of ``z`` and counts; the report at stream position ``p`` is in group
+    ``p mod n_groups``); ``fit_reports`` accepts a report stream
+    (``sklearn_ldp.read_reports``) with memory bounded by the chunk size,
+    on Dask with ``backend='dask'``, and ``partial_fit`` adds batches.
+
     Guarantee: each user's record ``x_i`` is (epsilon, delta)-LDP.
 
     Parameters
@@ -670,7 +708,8 @@ class SparseLDPMeanEstimator(_ProjectedLDPBase, LDPUnsupervisedMixin, BaseEstima
         mean already has them and is ``sqrt(n_groups)`` times less noisy.
     n_groups : 'auto' or int, default='auto'
         Groups of median-of-means; ``'auto'`` is the paper's
-        ``ceil(18 log(1/delta))``, at most ``n``.
+        ``ceil(18 log(1/delta))``, at most ``n_users`` when it is set (with
+        fewer reports than groups, each report is its own group).
     recovery : {'basis_pursuit', 'l1_ball'}, default='l1_ball'
         ``'basis_pursuit'``: ``min ||z||_1 s.t. ||G z - u||_1 <= tau`` with
         ``tau`` the typical size of the error of ``u`` (see Notes).
@@ -797,7 +836,9 @@ class SparseLDPMeanEstimator(_ProjectedLDPBase, LDPUnsupervisedMixin, BaseEstima
             groups = int(np.ceil(18.0 * np.log(1.0 / self.delta)))
         else:
             groups = int(self.n_groups)
-        return max(1, min(groups, int(n_users)))
+        # Empty groups are dropped (GroupedSums.means): with fewer users than
+        # groups each user is a group, whether or not n_users caps them.
+        return max(1, groups if n_users is None else min(groups, int(n_users)))
 
     @_fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y=None):
@@ -841,14 +882,16 @@ class SparseLDPMeanEstimator(_ProjectedLDPBase, LDPUnsupervisedMixin, BaseEstima
         X = validate_data(self, X, dtype=np.float64, reset=False)
         return -float(np.sum((self.location_ - X.mean(axis=0)) ** 2))
 
-    def _start_statistics(self, n_components, n_users):
-        self._sums = GroupedSums(self._n_groups(n_users), n_components)
+    def _new_aggregate(self, n_components, chunk_size):
+        return GroupedReportSums(
+            self._n_groups(self.n_users), n_components, chunk_size=chunk_size
+        )
 
     def _accumulate(self, features, targets):
-        self._sums.update(features)
+        self._aggregate.add(features, self._next_positions(features.shape[0]))
 
     def _solve(self, warm_start=False):
-        sums, randomizer = self._sums, self._randomizer
+        sums, randomizer = self._aggregate.sums, self._randomizer
         means = sums.means()
         if means.shape[0] > 1:
             center, index = median_of_means(means, metric="cityblock")

@@ -312,6 +312,14 @@ class SparseLDPClassifier(
       ``C`` the l1 ball: :func:`~sklearn_ldp.aggregation.basis_pursuit`, in
       both calibrations.
 
+    Streaming: the server needs every report at once (report-only model
+    selection draws random folds, the degree is chosen on pilot users and
+    the polynomial-oracle solver revisits the reports with server-side
+    fission noise per report), so it is not one pass: ``fit_reports``
+    accepts a report stream (:func:`sklearn_ldp.read_reports`), validates it
+    chunk by chunk and keeps the valid reports in memory (one pass over the
+    stream); there is no ``partial_fit``.
+
     Parameters
     ----------
     epsilon : float, default=1.0
@@ -580,7 +588,9 @@ class SparseLDPClassifier(
         components = randomizer.feature_map.components_
 
         # Line 5, on the projected reports in units of data_norm.
-        x = reports["x"] / data_norm
+        x = reports["x"]
+        if data_norm != 1.0:  # the default needs no scaled copy of every report
+            x = x / data_norm
         y = np.asarray(reports["y"], dtype=float)
         labels = y[:, None] if n_outputs == 1 else 2.0 * y - 1.0
         sigma_x = randomizer.sigma_x / data_norm

@@ -113,7 +113,11 @@ def test_lazy_exports_match_all():
         "LargeDeltaWarning",
         "PrivacyLeakWarning",
     }
-    assert set(sklearn_ldp.__all__) == {*sklearn_ldp._ESTIMATORS, *warnings}
+    assert set(sklearn_ldp.__all__) == {
+        *sklearn_ldp._ESTIMATORS,
+        *sklearn_ldp._FUNCTIONS,
+        *warnings,
+    }
     for name in sklearn_ldp.__all__:
         assert name in dir(sklearn_ldp)
     with pytest.raises(AttributeError, match="no attribute 'Nope'"):

@@ -181,18 +181,20 @@ def test_partial_fit_continues_the_noise_stream(monkeypatch):
     pieces.partial_fit(X[:512], y[:512]).partial_fit(X[512:], y[512:])
     assert pieces.n_samples_seen_ == 1024
     np.testing.assert_allclose(
-        pieces._statistics.total().gram, whole._statistics.total().gram
+        pieces._aggregate.statistics.total().gram,
+        whole._aggregate.statistics.total().gram,
     )
     np.testing.assert_allclose(
-        pieces._statistics.total().moment, whole._statistics.total().moment
+        pieces._aggregate.statistics.total().moment,
+        whole._aggregate.statistics.total().moment,
     )
     np.testing.assert_allclose(pieces.coef_, whole.coef_, atol=1e-8)
 
     twice = SparseLDPRegressor(**kwargs)
     twice.partial_fit(X[:512], y[:512])
-    first_gram = twice._statistics.total().gram.copy()
+    first_gram = twice._aggregate.statistics.total().gram.copy()
     twice.partial_fit(X[:512], y[:512])
-    assert not np.allclose(twice._statistics.total().gram, 2 * first_gram)
+    assert not np.allclose(twice._aggregate.statistics.total().gram, 2 * first_gram)
 
 
 def test_partial_fit_after_fit_reports_is_refused():

@@ -72,6 +72,7 @@ def gap_curves(population, n, epsilons, quick, seeds):
                         alpha=ALPHA,
                         n_epochs=n_epochs,
                         data_norm=population.data_norm,
+                        classes=(0, 1),  # public label set
                         random_state=seed,
                     )
                     _, seconds, _ = timed(clf.fit, X, y)

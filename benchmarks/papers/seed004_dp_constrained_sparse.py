@@ -38,6 +38,7 @@ def dp_gd_unconstrained(data, epsilon, seed):
         solver="gd",
         n_epochs=SPARSE_ITERATIONS,
         data_norm=public_l2_bound(data.population),
+        classes=(0, 1),  # public label set
         random_state=seed,
     ).fit(data.X, data.y)
 

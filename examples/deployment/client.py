@@ -6,13 +6,17 @@ The client of a local-DP deployment: randomize one batch of users' records.
 
 ::
 
-    python client.py --config config.json --data users.npz --out batch_0.npz
+    python client.py --config config.json --data users.npz --out reports/
 
 Reads the published configuration, rebuilds the randomizer and refuses to run
 if it differs from the published one; reads this batch's records (``X`` and
 ``y`` arrays in an ``.npz`` file; ``--simulate N`` makes N synthetic users
-instead) and writes only the randomized reports, with the library version
-and a SHA-256 of their content. On a real device the batch is one user.
+instead) and appends only the randomized reports, as one new part file, to
+the Parquet dataset directory ``--out`` (``Reports.to_parquet``; it needs
+pyarrow, ``pip install 'sklearn_ldp[parquet]'``). The part's metadata carries
+the published configuration, the library version and SHA-256 checksums of
+its content. On a real device the batch is one user, and the upload service
+appends it.
 
 The device runs the client side only: this program and ``_common.py``
 import ``sklearn_ldp.randomizers`` and no estimator module (the randomizer is
@@ -38,7 +42,9 @@ def main(argv=None):
     parser.add_argument("--data", help="npz file with arrays X and y")
     parser.add_argument("--simulate", type=int, help="simulate this many users")
     parser.add_argument("--seed", type=int, default=0, help="seed of --simulate data")
-    parser.add_argument("--out", required=True)
+    parser.add_argument(
+        "--out", required=True, help="Parquet dataset directory to append to"
+    )
     args = parser.parse_args(argv)
     published = read_config(args.config)
     randomizer = checked_randomizer(published)
@@ -50,8 +56,11 @@ def main(argv=None):
     else:
         parser.error("give --data or --simulate")
     reports = randomizer.randomize(X, y, random_state=None)
-    reports.save(args.out)
-    print(f"wrote {len(reports)} reports to {args.out} ({randomizer.guarantee})")
+    try:
+        part = reports.to_parquet(args.out)
+    except (ValueError, ImportError) as error:
+        raise SystemExit(f"Cannot write the reports: {error}") from None
+    print(f"appended {len(reports)} reports to {part} ({randomizer.guarantee})")
     return 0
 
 

@@ -7,21 +7,24 @@ The server of a local-DP deployment: publish a configuration, then fit on report
 Two commands::
 
     python server.py publish --out config.json
-    python server.py fit --config config.json reports/*.npz
+    python server.py fit --config config.json reports/
 
 ``publish`` writes the public configuration users randomize with: the
 estimator, its parameters (epsilon, delta, public bounds, public seeds), the
 number of features, the population size it is made for and the randomizer's
 full configuration (``make_randomizer(n_features, n_users=...)``), versioned.
 
-``fit`` trusts no file. Each report file is refused, with a one-line reason,
-and the others are used, when it is empty, truncated, corrupted (its
-SHA-256 does not match), not a reports file, of another format or library
-major version, made with another configuration, a duplicate of an earlier
-file (same content hash), larger than the declared population's reports can
-be, or holds more users than the declared population has left. Then
-``fit_reports`` drops every report no honest client could have sent and says
-how many. The program exits with status 2 when nothing valid remains.
+``fit`` reads the Parquet dataset directories (and part files) it is given
+and trusts no part file. Each is refused, with a one-line reason, and the
+others are used, when it is empty, truncated, corrupted (its metadata or a
+row group does not match its SHA-256), not a reports file, of another format
+or library major version, made with another configuration, a duplicate of
+an earlier part (same content hash), larger than the declared population's
+reports can be, or holds more users than the declared population has left.
+The checks read each part once, one chunk at a time; then ``fit_reports``
+reads the accepted parts as one report stream (``read_reports``), drops
+every report no honest client could have sent and says how many. The
+program exits with status 2 when nothing valid remains.
 
 The population is simulated, so the server can also score the model on
 simulated held-out users (``--holdout``), next to the non-private model
@@ -31,6 +34,7 @@ reported.
 """
 
 import argparse
+import glob
 import json
 import os
 import pickle
@@ -47,11 +51,8 @@ from _common import (
 )
 
 import sklearn_ldp
-from sklearn_ldp.randomizers import (
-    Reports,
-    config_fingerprint,
-    describe_config_mismatch,
-)
+from sklearn_ldp import read_reports
+from sklearn_ldp.randomizers import config_fingerprint, describe_config_mismatch
 
 N_FEATURES = 5
 #: The public population size the configuration is made for. At epsilon = 6
@@ -71,7 +72,7 @@ PARAMS = {
     "y_bound": 1.0,
     "random_state": 2026,  # fixes the public projection seed for every batch
 }
-#: Bytes a report file may hold beyond its users' numbers (zip entries, header).
+#: Bytes a part file may hold beyond its users' numbers (Parquet footer, metadata).
 FILE_OVERHEAD = 1 << 16
 HOLDOUT_SEED = 10**6  # simulated held-out users (apart from the clients' seeds)
 
@@ -114,51 +115,68 @@ def publish(args):
     print(f"published {args.out}: {randomizer.guarantee}")
 
 
-def collect(paths, randomizer, n_users):
-    """The valid report batches among ``paths``; one line on stderr per refusal.
+def part_files(paths):
+    """The part files to read: each directory's ``*.parquet`` files (in write order)."""
+    files = []
+    for path in paths:
+        if os.path.isdir(path):
+            names = sorted(glob.glob(os.path.join(path, "*.parquet")))
+            files += [
+                name for name in names if not os.path.basename(name).startswith("_")
+            ]
+        else:
+            files.append(path)
+    return files
 
-    Before a file's fields are read: its size must fit the reports of the
-    whole declared population (``n_users``), its header must be intact, its
-    content hash new, the users it declares at most those of the population
-    not yet reported, and its size what that many users' reports take.
+
+def collect(paths, randomizer, n_users):
+    """The valid part files among ``paths``; one line on stderr per refusal.
+
+    Before a part's reports are read: its size must fit the reports of the
+    whole declared population (``n_users``), its metadata must be intact,
+    its content hash new, the users it declares at most those of the
+    population not yet reported, and its size what that many users' reports
+    take. Then its reports are read, one chunk at a time, and every row group
+    checked against its SHA-256.
     """
     per_user = 8 * sum(
         int(np.prod(field.shape, dtype=np.int64))
         for field in randomizer.report_support().values()
     )
     expected = randomizer.get_config()
-    batches, seen = [], {}
+    accepted, seen = [], {}
     remaining = int(n_users)
     for path in paths:
         try:
-            reports = _checked_batch(path, per_user, n_users, remaining, seen)
-            if config_fingerprint(reports.config) != config_fingerprint(expected):
+            stream = _checked_part(path, per_user, n_users, remaining, seen)
+            if config_fingerprint(stream.config) != config_fingerprint(expected):
                 raise ValueError(
                     f"{path}: made with another configuration: "
-                    + describe_config_mismatch(expected, reports.config)
+                    + describe_config_mismatch(expected, stream.config)
                 )
+            for _ in stream:  # every row group against its SHA-256
+                pass
         except ValueError as error:
             print(f"refused: {error}", file=sys.stderr)
             continue
-        seen[reports.content_hash()] = path
-        remaining -= len(reports)
-        batches.append(reports)
-    return batches
+        seen[stream.parts[0].content_sha256] = path
+        remaining -= len(stream)
+        accepted.append(path)
+    return accepted
 
 
-def _checked_batch(path, per_user, n_users, remaining, seen):
+def _checked_part(path, per_user, n_users, remaining, seen):
     size = os.path.getsize(path) if os.path.isfile(path) else 0
     if size > FILE_OVERHEAD + per_user * n_users:
         raise ValueError(
             f"{path}: {size} bytes, more than the reports of all {n_users} "
             "declared users take."
         )
-    header = Reports.read_header(path)
-    if header["content_sha256"] in seen:
-        raise ValueError(
-            f"{path}: duplicate of {seen[header['content_sha256']]} (same content)."
-        )
-    declared = header["n_users"]
+    stream = read_reports(path)  # reads and checks the metadata only
+    content = stream.parts[0].content_sha256
+    if content in seen:
+        raise ValueError(f"{path}: duplicate of {seen[content]} (same content).")
+    declared = len(stream)
     if declared > remaining:
         raise ValueError(
             f"{path}: declares {declared} users, but only {remaining} of the "
@@ -168,7 +186,7 @@ def _checked_batch(path, per_user, n_users, remaining, seen):
         raise ValueError(
             f"{path}: {size} bytes, more than the reports of its {declared} users take."
         )
-    return Reports.load(path)
+    return stream
 
 
 def fit(args):
@@ -181,11 +199,12 @@ def fit(args):
         )
     estimator = build_estimator(published)
     randomizer = published_randomizer(published, estimator)
-    batches = collect(args.reports, randomizer, published["n_users"])
-    if not batches:
+    files = part_files(args.reports)
+    accepted = collect(files, randomizer, published["n_users"])
+    if not accepted:
         print("refused: no valid report file; nothing to fit.", file=sys.stderr)
         return 2
-    reports = Reports.concatenate(batches)
+    reports = read_reports(accepted)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", sklearn_ldp.InvalidReportWarning)
         try:
@@ -197,8 +216,7 @@ def fit(args):
         print(f"warning: {warning.message}", file=sys.stderr)
     n_used = len(reports) - estimator.n_reports_rejected_
     print(
-        f"fitted on {n_used} users' reports from {len(batches)} of "
-        f"{len(args.reports)} files"
+        f"fitted on {n_used} users' reports from {len(accepted)} of {len(files)} files"
     )
     print("coef_ =", np.round(estimator.coef_, 3))
     if args.holdout:
@@ -238,7 +256,9 @@ def main(argv=None):
         default=20_000,
         help="score on this many simulated held-out users (0: do not)",
     )
-    p_fit.add_argument("reports", nargs="+")
+    p_fit.add_argument(
+        "reports", nargs="+", help="Parquet dataset directories or part files"
+    )
     args = parser.parse_args(argv)
     if args.command == "publish":
         publish(args)

@@ -78,6 +78,7 @@ from ._moment_variance import (
 from ._rdp import (
     DEFAULT_RDP_ORDERS,
     calibrate_noise_multiplier,
+    rdp_epsilon_floor,
     rdp_gaussian,
     rdp_subsampled_gaussian,
     rdp_to_epsilon,
@@ -144,6 +145,7 @@ __all__ = [
     "privunit_moment_variance",
     "sampled_coordinate_moment_variance",
     "scalar_report_moments",
+    "rdp_epsilon_floor",
     "rdp_gaussian",
     "rdp_subsampled_gaussian",
     "rdp_to_epsilon",

@@ -144,7 +144,7 @@ def rdp_epsilon_floor(delta, orders=DEFAULT_RDP_ORDERS):
 
     Examples
     --------
-    >>> from sklearn_ldp.accounting._rdp import rdp_epsilon_floor
+    >>> from sklearn_ldp.accounting import rdp_epsilon_floor
     >>> round(rdp_epsilon_floor(1e-5), 4)
     0.0035
     """

@@ -14,6 +14,7 @@ from ._approximation import (
     polynomial_approximation,
 )
 from ._bernstein import (
+    BernsteinReportSums,
     apply_along_axes,
     bernstein_basis,
     bernstein_basis_derivative,
@@ -32,6 +33,7 @@ from ._bernstein import (
 )
 from ._fission import fission_matrix, gaussian_fission
 from ._frequency import (
+    FrequencySupportCounts,
     debias_frequencies,
     fast_walsh_hadamard,
     frequency_support_counts,
@@ -48,7 +50,12 @@ from ._glm_oracle import (
     power_copies_multiplier,
     product_copies_multiplier,
 )
-from ._grouped import estimate_grid_risk, estimate_vector_mean, group_means
+from ._grouped import (
+    VectorMeanSums,
+    estimate_grid_risk,
+    estimate_vector_mean,
+    group_means,
+)
 from ._marginal_tables import (
     disjunction_tables,
     empirical_marginal_tables,
@@ -122,6 +129,7 @@ __all__ = [
     "select_candidate",
     "signal_test",
     "squared_risk",
+    "BernsteinReportSums",
     "apply_along_axes",
     "bernstein_basis",
     "bernstein_basis_derivative",
@@ -192,9 +200,11 @@ __all__ = [
     "parity_marginal_tables",
     "predicted_table_error",
     "project_tables_to_simplex",
+    "VectorMeanSums",
     "estimate_grid_risk",
     "estimate_vector_mean",
     "group_means",
+    "FrequencySupportCounts",
     "debias_frequencies",
     "fast_walsh_hadamard",
     "frequency_support_counts",

@@ -28,6 +28,7 @@ coefficients and does not cancel. The derivative uses
 import numpy as np
 from scipy.special import comb, gammaln, xlogy
 
+from ..randomizers import chunk_rows
 from ._grouped import _mechanism_reports
 
 #: Largest degree the functions accept (well beyond any useful grid).
@@ -424,11 +425,11 @@ def fold_group_sums(groups, estimates, n_groups, folds, n_folds):
     folds = np.asarray(folds, dtype=np.int64)
     estimates = np.asarray(estimates, dtype=float)
     if groups is None:
-        shape = (n_folds, n_groups)
         counts = np.repeat(np.bincount(folds, minlength=n_folds)[:, None], n_groups, 1)
-        sums, squares = np.zeros(shape), np.zeros(shape)
-        np.add.at(sums, folds, estimates)
-        np.add.at(squares, folds, estimates**2)
+        sums, squares = np.zeros((n_folds, n_groups)), np.zeros((n_folds, n_groups))
+        for k in range(n_folds):  # a handful of folds: row sums, no scatter
+            rows = estimates[folds == k]
+            sums[k], squares[k] = rows.sum(axis=0), np.einsum("ij,ij->j", rows, rows)
         return counts.astype(float), sums, squares
     cells = folds * n_groups + np.asarray(groups, dtype=np.int64)
     size = n_folds * n_groups
@@ -499,3 +500,92 @@ def bernstein_report_estimates(randomizer, reports):
         lower, upper = randomizer.moment_lower, randomizer.moment_upper
         return groups, lower[groups] + (upper - lower)[groups] * estimates
     return groups, randomizer.loss_bound * estimates
+
+
+class BernsteinReportSums:
+    """One-pass aggregate of the local Bernstein mechanism's reports.
+
+    Per fold and group (grid point or released monomial): the number of
+    reports, and the sum and sum of squares of their unbiased estimates
+    (:func:`bernstein_report_estimates`, :func:`fold_group_sums`). The
+    server's estimates (group means), its candidates and their held-out
+    risks (:func:`group_mean_variance`) read only these. The report at
+    stream position ``i`` goes to fold ``i mod n_folds``: the folds do not
+    depend on how the stream is cut, and every group's reports are dealt
+    round the folds whatever the order of the stream.
+
+    Parameters
+    ----------
+    randomizer : BernsteinLossRandomizer
+        The published randomizer.
+    n_folds : int, default=1
+
+    Attributes
+    ----------
+    counts, sums, squares : ndarray of shape (n_folds, n_groups)
+    n_reports : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_ldp.aggregation import BernsteinReportSums
+    >>> from sklearn_ldp.randomizers import BernsteinLossRandomizer
+    >>> randomizer = BernsteinLossRandomizer(1, epsilon=1.0, degree=2, mechanism="duchi")
+    >>> X, y = np.zeros((90, 1)), np.zeros(90)
+    >>> reports = randomizer.randomize(X, y, random_state=0)
+    >>> first = BernsteinReportSums(randomizer, n_folds=3)
+    >>> first.update(reports.subset(slice(0, 50)), np.arange(50))
+    >>> second = BernsteinReportSums(randomizer, n_folds=3)
+    >>> second.update(reports.subset(slice(50, None)), np.arange(50, 90))
+    >>> first.merge(second).counts.sum(axis=1).tolist()
+    [30.0, 30.0, 30.0]
+    """
+
+    def __init__(self, randomizer, n_folds=1):
+        self.randomizer = randomizer
+        self.n_folds = int(n_folds)
+        full_grid = randomizer.mechanism == "full_grid"
+        self.n_groups = randomizer.n_grid if full_grid else randomizer.n_groups
+        shape = (self.n_folds, self.n_groups)
+        self.counts, self.sums, self.squares = np.zeros(shape), np.zeros(shape), np.zeros(shape)
+        self.n_reports = 0
+
+    def update(self, reports, positions):
+        """Add validated ``reports``; ``positions`` (their stream indices) set the folds."""
+        positions = np.asarray(positions, dtype=np.int64)
+        if positions.shape != (len(reports),):
+            raise ValueError(
+                f"Expected {len(reports)} positions, got shape {positions.shape}."
+            )
+        # 'full_grid' reports carry every grid value: bound the temporaries.
+        full_grid = self.randomizer.mechanism == "full_grid"
+        step = chunk_rows(self.n_groups) if full_grid else max(len(reports), 1)
+        for start in range(0, len(reports), step):
+            block = slice(start, start + step)
+            part = reports if step >= len(reports) else reports.subset(block)
+            groups, estimates = bernstein_report_estimates(self.randomizer, part)
+            sums = fold_group_sums(
+                groups,
+                estimates,
+                self.n_groups,
+                positions[block] % self.n_folds,
+                self.n_folds,
+            )
+            for total, added in zip((self.counts, self.sums, self.squares), sums, strict=True):
+                total += added
+        self.n_reports += len(reports)
+
+    def shift_positions(self, offset):
+        """As if every report added so far sat ``offset`` positions later (folds rotate)."""
+        shift = int(offset) % self.n_folds
+        self.counts, self.sums, self.squares = (
+            np.roll(a, shift, axis=0) for a in (self.counts, self.sums, self.squares)
+        )
+
+    def merge(self, other):
+        """Add the sums of another aggregate of disjoint reports."""
+        self.counts += other.counts
+        self.sums += other.sums
+        self.squares += other.squares
+        self.n_reports += other.n_reports
+        return self

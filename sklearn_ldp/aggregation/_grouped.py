@@ -10,6 +10,7 @@ would have to know).
 
 import numpy as np
 
+from ..randomizers import chunk_rows
 from ..utils import check_finite_array
 
 
@@ -41,8 +42,18 @@ def group_means(groups, estimates, n_groups, *, fill):
     ([2.0, -1.0, 5.0], [2, 0, 1])
     """
     estimates = check_finite_array(estimates, name="estimates")
+    groups = _check_groups(groups, estimates.shape[0], n_groups)
+    counts = np.bincount(groups, minlength=n_groups)
+    sums = np.bincount(groups, weights=estimates, minlength=n_groups)
+    means = np.divide(
+        sums, counts, out=np.full(n_groups, float(fill)), where=counts > 0
+    )
+    return means, counts
+
+
+def _check_groups(groups, n_users, n_groups):
+    """``groups`` as int64, after checking they are ``n_users`` integers in ``[0, n_groups)``."""
     groups = np.asarray(groups)
-    n_users = estimates.shape[0]
     if (
         groups.shape != (n_users,)
         or (groups.size and not np.all(np.equal(np.mod(groups, 1), 0)))
@@ -51,13 +62,7 @@ def group_means(groups, estimates, n_groups, *, fill):
         raise ValueError(
             f"Report groups must be {n_users} integers in [0, {n_groups})."
         )
-    groups = groups.astype(np.int64)
-    counts = np.bincount(groups, minlength=n_groups)
-    sums = np.bincount(groups, weights=estimates, minlength=n_groups)
-    means = np.divide(
-        sums, counts, out=np.full(n_groups, float(fill)), where=counts > 0
-    )
-    return means, counts
+    return groups.astype(np.int64)
 
 
 def _mechanism_reports(reports, fields):
@@ -105,7 +110,8 @@ def estimate_grid_risk(randomizer, reports):
 def estimate_vector_mean(randomizer, reports):
     """Unbiased estimate of the users' mean coefficient vector (LDP-AVG).
 
-    The server of :class:`~sklearn_ldp.randomizers.VectorAverageRandomizer`.
+    The server of :class:`~sklearn_ldp.randomizers.VectorAverageRandomizer`
+    (:class:`VectorMeanSums` of all the reports at once).
 
     Returns
     -------
@@ -117,22 +123,86 @@ def estimate_vector_mean(randomizer, reports):
     counts : ndarray of shape (n_coordinates,)
         Users behind each entry.
     """
-    n_users, d = len(reports), randomizer.n_coordinates
-    if randomizer.mechanism == "full_vector":
-        vector = check_finite_array(reports["vector"], name="vector")
-        if vector.shape != (n_users, d):
-            raise ValueError(
-                f"Report vectors must have shape (n_users, {d}), got {vector.shape}."
+    sums = VectorMeanSums(randomizer)
+    sums.update(reports)
+    return sums.mean(), sums.counts
+
+
+class VectorMeanSums:
+    """One-pass aggregate of LDP-AVG reports: per coordinate, reports and their sum.
+
+    The server of :class:`~sklearn_ldp.randomizers.VectorAverageRandomizer`
+    needs, per coordinate, the number of reports carrying it and the sum
+    of their debiased unit values (every coordinate of every report with
+    ``'full_vector'``); chunks of reports are added with :meth:`update`,
+    aggregates of disjoint reports with :meth:`merge`, and :meth:`mean` is
+    :func:`estimate_vector_mean`.
+
+    Parameters
+    ----------
+    randomizer : VectorAverageRandomizer
+        The published randomizer.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_ldp.aggregation import VectorMeanSums
+    >>> from sklearn_ldp.randomizers import TrigonometricRandomizer
+    >>> randomizer = TrigonometricRandomizer(1, epsilon=1.0, degree=3)
+    >>> reports = randomizer.randomize(np.zeros((1000, 1)), random_state=0)
+    >>> first, second = VectorMeanSums(randomizer), VectorMeanSums(randomizer)
+    >>> first.update(reports.subset(slice(0, 400)))
+    >>> second.update(reports.subset(slice(400, None)))
+    >>> int(first.merge(second).counts.sum()), first.mean().shape
+    (1000, (2,))
+    """
+
+    def __init__(self, randomizer):
+        self.randomizer = randomizer
+        d = randomizer.n_coordinates
+        self.counts = np.zeros(d, dtype=np.int64)
+        self.sums = np.zeros(d)
+        self.n_reports = 0
+
+    def update(self, reports, positions=None):
+        """Add validated ``reports`` (``positions`` unused: no folds)."""
+        randomizer, n_users = self.randomizer, len(reports)
+        d = randomizer.n_coordinates
+        mechanism = randomizer.scalar_mechanism
+        if randomizer.mechanism == "full_vector":
+            vector = check_finite_array(reports["vector"], name="vector")
+            if vector.shape != (n_users, d):
+                raise ValueError(
+                    f"Report vectors must have shape (n_users, {d}), got {vector.shape}."
+                )
+            step = chunk_rows(d)
+            for start in range(0, n_users, step):
+                self.sums += mechanism.estimate(vector[start : start + step]).sum(axis=0)
+            self.counts += n_users
+        else:
+            estimates = mechanism.estimate(
+                check_finite_array(reports["value"], name="value")
             )
-        units = randomizer.scalar_mechanism.estimate(vector).mean(axis=0)
-        return randomizer.coordinate_scale * units, np.full(d, n_users)
-    estimates = randomizer.scalar_mechanism.estimate(
-        check_finite_array(reports["value"], name="value")
-    )
-    means, counts = group_means(
-        reports["coordinate"],
-        estimates,
-        d,
-        fill=0.5 * (randomizer.lower + randomizer.upper),
-    )
-    return randomizer.coordinate_scale * means, counts
+            groups = _check_groups(reports["coordinate"], n_users, d)
+            self.counts += np.bincount(groups, minlength=d)
+            self.sums += np.bincount(groups, weights=estimates, minlength=d)
+        self.n_reports += n_users
+
+    def merge(self, other):
+        """Add the sums of another aggregate of disjoint reports."""
+        self.counts += other.counts
+        self.sums += other.sums
+        self.n_reports += other.n_reports
+        return self
+
+    def mean(self):
+        """The estimated mean vector (see :func:`estimate_vector_mean`)."""
+        randomizer = self.randomizer
+        fill = 0.5 * (randomizer.lower + randomizer.upper)
+        units = np.divide(
+            self.sums,
+            self.counts,
+            out=np.full(self.sums.shape, fill),
+            where=self.counts > 0,
+        )
+        return randomizer.coordinate_scale * units

@@ -178,8 +178,12 @@ class GroupedSums:
         self.counts = np.zeros(self.n_groups, dtype=np.int64)
         self.n = 0
 
-    def update(self, values):
-        """Add a batch of reports (rows are users, in arrival order)."""
+    def update(self, values, positions=None):
+        """Add a batch of reports (rows are users).
+
+        ``positions``: each report's position in the stream (group
+        ``position mod n_groups``); None: the next ones in arrival order.
+        """
         values = np.asarray(values, dtype=np.float64)
         if values.ndim != 2 or values.shape[1] != self.n_components:
             raise ValueError(
@@ -187,7 +191,14 @@ class GroupedSums:
                 f"shape {values.shape}."
             )
         n_batch = values.shape[0]
-        groups = (self.n + np.arange(n_batch)) % self.n_groups
+        if positions is None:
+            positions = self.n + np.arange(n_batch)
+        positions = np.asarray(positions, dtype=np.int64)
+        if positions.shape != (n_batch,):
+            raise ValueError(
+                f"Expected {n_batch} positions, got shape {positions.shape}."
+            )
+        groups = positions % self.n_groups
         indicator = sparse.csr_matrix(
             (np.ones(n_batch), (groups, np.arange(n_batch))),
             shape=(self.n_groups, n_batch),
@@ -195,6 +206,16 @@ class GroupedSums:
         self.sums += indicator @ values
         self.counts += np.bincount(groups, minlength=self.n_groups)
         self.n += n_batch
+
+    def shift_positions(self, offset):
+        """As if every report added so far sat ``offset`` positions later.
+
+        The report at position ``p`` moves to group ``(p + offset) mod
+        n_groups``: the groups rotate.
+        """
+        shift = int(offset) % self.n_groups
+        self.sums = np.roll(self.sums, shift, axis=0)
+        self.counts = np.roll(self.counts, shift)
 
     def means(self):
         """Means of the non-empty groups, shape ``(k', n_components)``."""

@@ -179,11 +179,12 @@ def centred_ridge(moments, alpha, fit_intercept=True):
 class StreamedFoldedMoments(FoldedMoments):
     """:class:`~sklearn_ldp.aggregation.FoldedMoments` from streamed per-fold sums.
 
-    The estimators that stream (``partial_fit``) keep a
+    The estimators that stream (``fit_reports`` on a report stream,
+    ``partial_fit``) keep a
     :class:`~sklearn_ldp.aggregation.FoldedStatistics` of ``[z, 1]`` and
-    ``v`` (users go to folds by arrival order, a public rule); these are
-    the per-fold sums ``FoldedMoments`` keeps, so model selection needs no
-    second pass over the reports. Candidates that need the reports
+    ``v`` (the report at stream position ``p`` in fold ``p mod n_folds``, a
+    public rule); these are the per-fold sums ``FoldedMoments`` keeps, so
+    model selection needs no second pass over the reports. Candidates that need the reports
     themselves (``needs_rows``) are not available.
 
     Parameters

@@ -42,8 +42,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..randomizers import chunk_rows
-from ._sufficient import project_psd
+from ._sufficient import _fold_grams, project_psd
 
 #: Folds of the report-only cross-validation.
 N_FOLDS = 5
@@ -107,32 +106,17 @@ class FoldedMoments:
         Z = np.asarray(Z, dtype=np.float64)
         T = np.asarray(T, dtype=np.float64)
         T = T[:, None] if T.ndim == 1 else T
-        n, d = Z.shape
-        m = d + 1
         self.n_folds = int(n_folds)
         self.sigma_x = float(sigma_x)
         self.sigma_t = np.broadcast_to(
             np.asarray(sigma_t, dtype=np.float64), (T.shape[1],)
         ).copy()
         # A uniformly random balanced partition (public server randomness).
-        folds = np.resize(np.arange(self.n_folds), n)
+        folds = np.arange(Z.shape[0]) % self.n_folds  # 0, 1, .., K - 1, 0, 1, ..
         random_state.shuffle(folds)
         self.fold_of = folds
         self.counts = np.bincount(folds, minlength=self.n_folds)
-        self.zz = np.zeros((self.n_folds, m, m))
-        self.zt = np.zeros((self.n_folds, m, T.shape[1]))
-        self.tt = np.zeros((self.n_folds, T.shape[1]))
-        step = chunk_rows(m + T.shape[1])
-        for start in range(0, n, step):  # chunks of users, not single users
-            rows = slice(start, start + step)
-            block = np.hstack([Z[rows], np.ones((Z[rows].shape[0], 1))])
-            targets, which = T[rows], folds[rows]
-            for k in range(self.n_folds):  # a loop over folds (K = 5)
-                mask = which == k
-                part = block[mask]
-                self.zz[k] += part.T @ part
-                self.zt[k] += part.T @ targets[mask]
-                self.tt[k] += np.sum(targets[mask] ** 2, axis=0)
+        self.zz, self.zt, self.tt = _fold_sums(Z, T, folds, self.n_folds)
 
     @property
     def n(self):
@@ -153,6 +137,21 @@ class FoldedMoments:
         cross = self.zt[folds].sum(axis=0) / n
         square = self.tt[folds].sum(axis=0) / n - self.sigma_t**2
         return Moments(0.5 * (gram + gram.T), cross, square, n)
+
+
+def _fold_sums(Z, T, folds, n_folds):
+    """Per fold, the sums ``[z, 1][z, 1]^T``, ``[z, 1] t^T`` and ``t * t``.
+
+    One pass over the reports, one Gram matrix of the rows ``[z, 1, t]``
+    per fold (:func:`~sklearn_ldp.aggregation._sufficient._fold_grams`:
+    cache-sized chunks ordered by fold, on one BLAS thread).
+    """
+    m = Z.shape[1] + 1
+    gram = _fold_grams(Z, T, folds, n_folds)
+    zz = gram[:, :m, :m].copy()
+    zt = gram[:, :m, m:].copy()
+    tt = np.einsum("kii->ki", gram[:, m:, m:]).copy()
+    return zz, zt, tt
 
 
 # ------------------------------------------------------------------ criteria

@@ -18,12 +18,25 @@ configuration's exact standard deviations of the released noise
 record after unbiased randomized rounding, whose extra variance (at most
 ``g^2 / 4`` per entry, below ``1.5e-8`` of ``sigma_x^2``) stays in the
 statistics as part of the data.
+
+Every accumulator here is a sum over reports, so it streams: the report
+aggregates (:class:`FoldedReportSums`, :class:`GroupedReportSums`) are the
+one-pass servers' state of ``fit_reports`` on a report stream (``update``
+one chunk, ``merge`` the aggregate of another partition).
 """
 
+from functools import lru_cache
+
 import numpy as np
+from sklearn.utils import gen_batches
+from threadpoolctl import ThreadpoolController
 
 from ..randomizers import chunk_rows
 from ..utils import check_finite_array
+from ._recovery import GroupedSums
+
+#: Numbers per chunk of the per-fold Gram products (1 MiB: the chunk stays in cache).
+FOLD_CHUNK_VALUES = 2**17
 
 
 def check_gaussian_reports(reports, n_components, *, with_target):
@@ -67,6 +80,98 @@ def project_psd(matrix):
     return (eigvecs * np.maximum(eigvals, 0.0)) @ eigvecs.T
 
 
+@lru_cache(maxsize=1)
+def _blas_controller():
+    """The process's BLAS libraries, found once and cached."""
+    return ThreadpoolController()
+
+
+def _one_blas_thread():
+    """Context in which BLAS runs on one thread.
+
+    For many small products (``m x m``, ``m`` a few tens): split threads
+    wait for each other at every call, for a whole time slice when the
+    cores are shared, and such a product gains nothing from a second thread.
+    """
+    return _blas_controller().limit(limits=1, user_api="blas")
+
+
+def _fold_labels(folds, n_folds):
+    """Fold labels in the smallest integer type: a stable argsort is then a radix sort."""
+    for dtype in (np.uint8, np.uint16):
+        if n_folds <= np.iinfo(dtype).max + 1:
+            return folds.astype(dtype)
+    return folds
+
+
+def _fold_grams(Z, T, folds, n_folds, *, intercept=True):
+    """Per fold, the Gram matrix of the rows ``[z, 1, t]`` (``[z, t]`` without ``intercept``).
+
+    One pass over the reports in chunks small enough to stay in the
+    processor's cache (``FOLD_CHUNK_VALUES`` numbers): a chunk's rows are
+    copied side by side, and each fold's rows give ``sum z z^T``, ``sum z``
+    (the constant column), ``sum z t^T`` and ``sum t t^T`` as one Gram
+    matrix, on one BLAS thread (:func:`_one_blas_thread`). Consecutive
+    reports (``folds`` an int) take their fold's rows in place, every
+    ``n_folds``-th row of the chunk; otherwise the chunk's rows are ordered
+    by fold (a stable radix sort of the fold labels).
+
+    Parameters
+    ----------
+    Z : ndarray of shape (n_reports, d)
+    T : ndarray of shape (n_reports, n_outputs)
+    folds : ndarray of int of shape (n_reports,) or int
+        Each report's fold, in ``0 .. n_folds - 1``; an int ``k``: report
+        ``i`` is in fold ``(k + i) mod n_folds`` (consecutive positions).
+    n_folds : int
+    intercept : bool, default=True
+        Put a constant column 1 between ``z`` and ``t``.
+
+    Returns
+    -------
+    gram : ndarray of shape (n_folds, width, width)
+        ``width = d + intercept + n_outputs``.
+    """
+    n, d = Z.shape
+    m = d + 1 if intercept else d
+    width = m + T.shape[1]
+    gram = np.zeros((n_folds, width, width))
+    consecutive = np.ndim(folds) == 0
+    if consecutive:
+        folds = int(folds)
+    step = max(chunk_rows(width, budget=FOLD_CHUNK_VALUES), 512)
+    block = np.empty((min(step, n), width))
+    with _one_blas_thread():
+        for start in range(0, n, step):  # chunks of users, not single users
+            rows = slice(start, min(start + step, n))
+            part = block[: rows.stop - rows.start]
+            part[:, :d] = Z[rows]
+            if intercept:
+                part[:, d] = 1.0
+            part[:, m:] = T[rows]
+            if consecutive:
+                first = folds + start
+                for offset in range(min(n_folds, part.shape[0])):  # n_folds
+                    fold = part[offset::n_folds]  # a strided view, no copy
+                    gram[(first + offset) % n_folds] += fold.T @ fold
+                continue
+            which = folds[rows]
+            part = part[np.argsort(_fold_labels(which, n_folds), kind="stable")]
+            ends = np.cumsum(np.bincount(which, minlength=n_folds))
+            for k in np.flatnonzero(np.diff(ends, prepend=0)):  # non-empty folds
+                fold = part[(ends[k - 1] if k else 0) : ends[k]]
+                gram[k] += fold.T @ fold
+    return gram
+
+
+def _fold_counts(folds, n_reports, n_folds):
+    """Reports per fold; ``folds`` as in :func:`_fold_grams`."""
+    if np.ndim(folds) == 0:  # consecutive: n // K each, +1 for the n % K from fold k on
+        late = (np.arange(n_folds) - int(folds)) % n_folds < n_reports % n_folds
+        return n_reports // n_folds + late.astype(np.int64)
+    return np.bincount(folds, minlength=n_folds)
+
+
 class SufficientStatistics:
     """Streaming accumulator of ``Z^T Z``, ``Z^T v`` and ``n``.
 
@@ -104,14 +209,27 @@ class SufficientStatistics:
             )
         if chunk_size is None:
             chunk_size = chunk_rows(self.n_components)
-        for start in range(0, Z.shape[0], chunk_size):
-            block = Z[start : start + chunk_size]
-            self.gram += block.T @ block
-            if v is not None:
-                self.moment += block.T @ np.asarray(
-                    v[start : start + chunk_size], dtype=float
-                )
+        with _one_blas_thread():
+            for start in range(0, Z.shape[0], chunk_size):
+                block = Z[start : start + chunk_size]
+                self.gram += block.T @ block
+                if v is not None:
+                    self.moment += block.T @ np.asarray(
+                        v[start : start + chunk_size], dtype=float
+                    )
         self.n += Z.shape[0]
+
+    def merge(self, other):
+        """Add the statistics of other reports (another partition); return ``self``."""
+        if other.n_components != self.n_components:
+            raise ValueError(
+                f"Cannot merge statistics of {other.n_components} components into "
+                f"{self.n_components}."
+            )
+        self.gram += other.gram
+        self.moment += other.moment
+        self.n += other.n
+        return self
 
     def debiased_gram(self, sigma, project=True):
         """``Proj_PSD(Z^T Z - n sigma^2 I)``: unbiased (before projection) for the clean Gram."""
@@ -122,9 +240,12 @@ class SufficientStatistics:
 class FoldedStatistics:
     """Sufficient statistics of reports split into folds, for cross-validation.
 
-    User number ``i`` (counting across all batches) goes to fold
-    ``i mod n_folds``, whatever its data, so the folds stream. Each fold
-    keeps ``Z^T Z``, ``Z^T v``, ``n`` and ``sum v^2``.
+    The report at position ``i`` of the stream goes to fold ``i mod
+    n_folds``, whatever its data, so the folds stream: the positions are
+    given to :meth:`update` (the reports' indices in a report stream, so the
+    folds do not depend on how it is cut), or by default count the reports
+    in arrival order across all batches. Each fold keeps ``Z^T Z``,
+    ``Z^T v``, ``n`` and ``sum v^2``.
 
     Parameters
     ----------
@@ -150,13 +271,89 @@ class FoldedStatistics:
     def n(self):
         return sum(fold.n for fold in self.folds)
 
-    def update(self, Z, v):
-        """Add a batch of reports (rows are users, in arrival order)."""
-        n_folds, offset = len(self.folds), self.n
-        for k, fold in enumerate(self.folds):
-            rows = slice((k - offset) % n_folds, None, n_folds)
-            fold.update(Z[rows], v[rows])
-            self.square_sums[k] += v[rows] @ v[rows]
+    def update(self, Z, v, positions=None):
+        """Add a batch of reports.
+
+        Parameters
+        ----------
+        Z : ndarray of shape (n_reports, n_components)
+        v : ndarray of shape (n_reports,)
+        positions : array-like of int of shape (n_reports,) or None, default=None
+            Each report's position in the stream (its fold is ``position mod
+            n_folds``); None: the next positions in arrival order.
+        """
+        Z = np.asarray(Z, dtype=np.float64)
+        v = np.asarray(v, dtype=np.float64)
+        if Z.ndim != 2 or Z.shape[1] != self.n_components:
+            raise ValueError(
+                f"Expected reports with {self.n_components} components, got shape {Z.shape}."
+            )
+        n_batch = Z.shape[0]
+        if v.shape != (n_batch,):
+            raise ValueError(f"Expected {n_batch} targets, got shape {v.shape}.")
+        folds = self._folds_at(positions, n_batch)
+        grams = _fold_grams(Z, v[:, None], folds, len(self.folds), intercept=False)
+        self._add_fold_grams(grams, _fold_counts(folds, n_batch, len(self.folds)))
+
+    def _folds_at(self, positions, n_batch):
+        """The folds of a batch at stream ``positions`` (default: the next ones).
+
+        As :func:`_fold_grams` takes them: the fold of the first report when
+        the positions are consecutive, else every report's fold.
+        """
+        if positions is None:
+            return self.n % len(self.folds)
+        positions = np.asarray(positions, dtype=np.int64)
+        if positions.shape != (n_batch,):
+            raise ValueError(
+                f"Expected {n_batch} positions, got shape {positions.shape}."
+            )
+        if n_batch and positions[-1] - positions[0] == n_batch - 1:
+            if np.all(np.diff(positions) == 1):
+                return int(positions[0]) % len(self.folds)
+        return positions % len(self.folds)
+
+    def _add_fold_grams(self, grams, counts):
+        """Add per-fold Gram matrices of ``[Z, v]`` (:func:`_fold_grams`) and counts."""
+        m = self.n_components
+        for k, fold in enumerate(self.folds):  # a loop over folds
+            fold.gram += grams[k, :m, :m]
+            fold.moment += grams[k, :m, m]
+            fold.n += int(counts[k])
+        self.square_sums += grams[:, m, m]
+
+    def shift_positions(self, offset):
+        """As if every report added so far sat ``offset`` positions later.
+
+        The report at position ``p`` moves to fold ``(p + offset) mod
+        n_folds``: the folds rotate. A Dask partition numbers its reports
+        from 0; the driver shifts it to where it starts in the stream.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn_ldp.aggregation import FoldedStatistics
+        >>> folds = FoldedStatistics(3, 1)
+        >>> folds.update(np.ones((1, 1)), np.array([2.0]))  # position 0
+        >>> folds.shift_positions(4)  # position 4: fold 1
+        >>> folds.square_sums.tolist(), [f.n for f in folds.folds]
+        ([0.0, 4.0, 0.0], [0, 1, 0])
+        """
+        shift = int(offset) % len(self.folds)
+        if shift:
+            self.folds = self.folds[-shift:] + self.folds[:-shift]
+            self.square_sums = np.roll(self.square_sums, shift)
+
+    def merge(self, other):
+        """Add the folds of other reports (another partition); return ``self``."""
+        if len(other.folds) != len(self.folds):
+            raise ValueError(
+                f"Cannot merge {len(other.folds)} folds into {len(self.folds)}."
+            )
+        for fold, other_fold in zip(self.folds, other.folds, strict=True):
+            fold.merge(other_fold)
+        self.square_sums += other.square_sums
+        return self
 
     def total(self):
         """The statistics of all folds together."""
@@ -166,6 +363,164 @@ class FoldedStatistics:
             total.moment += fold.moment
             total.n += fold.n
         return total
+
+
+class FoldedReportSums:
+    """One-pass aggregate of Gaussian record reports ``(z, v)``: folded sums of ``[z, 1]``.
+
+    The state of a streaming server whose users send features ``z``
+    (field ``'x'``) and a target ``v`` (field ``'y'``): a
+    :class:`FoldedStatistics` of ``[z, 1]`` and ``v``, the constant
+    (exact, noise-free) column last, so its sums are those of ``z`` and
+    ``v`` and every fold can be centred. The report at stream position
+    ``p`` is in fold ``p mod n_folds``; memory is ``O(n_folds m^2)``
+    whatever the number of reports.
+
+    Parameters
+    ----------
+    n_folds : int
+    n_components : int
+        Number ``m`` of released features (without the constant).
+    chunk_size : int or None, default=None
+        Reports per block added at once (None: the package's chunk rule for
+        ``m + 1`` numbers per report); a block's sums are taken in
+        cache-sized chunks (``FOLD_CHUNK_VALUES`` numbers), so the order of
+        the sums, hence the rounding, depends on the blocks only.
+
+    Attributes
+    ----------
+    statistics : FoldedStatistics
+        Per fold, over ``m + 1`` columns.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_ldp.aggregation._sufficient import FoldedReportSums
+    >>> sums = FoldedReportSums(2, 1)
+    >>> sums.add(np.array([[1.0], [2.0], [3.0]]), np.ones(3), np.array([0, 1, 2]))
+    >>> sums.n, sums.statistics.total().gram.tolist()
+    (3, [[14.0, 6.0], [6.0, 3.0]])
+    """
+
+    def __init__(self, n_folds, n_components, *, chunk_size=None):
+        self.n_components = int(n_components)
+        self.statistics = FoldedStatistics(n_folds, self.n_components + 1)
+        self.chunk_size = (
+            chunk_rows(self.n_components + 1) if chunk_size is None else int(chunk_size)
+        )
+
+    @property
+    def n(self):
+        """Number of reports added."""
+        return self.statistics.n
+
+    def update(self, reports, positions):
+        """Add the (validated) reports of one chunk at their stream ``positions``."""
+        self.add(reports["x"], reports["y"], positions)
+
+    def add(self, features, targets, positions):
+        """Add noisy features ``z`` and targets ``v`` at their stream ``positions``."""
+        features = np.asarray(features, dtype=np.float64)
+        targets = np.asarray(targets, dtype=np.float64)
+        positions = np.asarray(positions, dtype=np.int64)
+        if features.ndim != 2 or features.shape[1] != self.n_components:
+            raise ValueError(
+                f"Expected reports with {self.n_components} components, got shape "
+                f"{features.shape}."
+            )
+        if targets.shape != features.shape[:1]:
+            raise ValueError(
+                f"Expected {features.shape[0]} targets, got shape {targets.shape}."
+            )
+        n_folds = len(self.statistics.folds)
+        folds = self.statistics._folds_at(positions, features.shape[0])
+        for batch in gen_batches(features.shape[0], self.chunk_size):
+            # [z, 1, v] per fold: the constant column is inserted in the
+            # chunk's copy (_fold_grams), not in another one.
+            part = (
+                (folds + batch.start) % n_folds if np.ndim(folds) == 0 else folds[batch]
+            )
+            grams = _fold_grams(features[batch], targets[batch, None], part, n_folds)
+            count = _fold_counts(part, batch.stop - batch.start, n_folds)
+            self.statistics._add_fold_grams(grams, count)
+
+    def shift_positions(self, offset):
+        """As if every report added so far sat ``offset`` positions later (folds rotate)."""
+        self.statistics.shift_positions(offset)
+
+    def merge(self, other):
+        """Add the aggregate of other reports (another partition); return ``self``."""
+        self.statistics.merge(other.statistics)
+        return self
+
+
+class GroupedReportSums:
+    """One-pass aggregate of Gaussian feature reports ``z``: per-group sums.
+
+    The state of a streaming median-of-means server: a
+    :class:`~sklearn_ldp.aggregation.GroupedSums` of the reports' field
+    ``'x'``, the report at stream position ``p`` in group ``p mod
+    n_groups`` (a public rule independent of the data, so the group means
+    are i.i.d. for i.i.d. users and do not depend on how the stream is cut).
+
+    Parameters
+    ----------
+    n_groups : int
+    n_components : int
+    chunk_size : int or None, default=None
+        Reports per block (None: the package's chunk rule).
+
+    Attributes
+    ----------
+    sums : GroupedSums
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_ldp.aggregation._sufficient import GroupedReportSums
+    >>> grouped = GroupedReportSums(2, 1)
+    >>> grouped.add(np.array([[1.0], [2.0], [3.0]]), np.array([0, 1, 2]))
+    >>> grouped.sums.means().ravel().tolist(), grouped.n
+    ([2.0, 2.0], 3)
+    """
+
+    def __init__(self, n_groups, n_components, *, chunk_size=None):
+        self.sums = GroupedSums(n_groups, n_components)
+        self.chunk_size = (
+            chunk_rows(n_components) if chunk_size is None else int(chunk_size)
+        )
+
+    @property
+    def n(self):
+        """Number of reports added."""
+        return self.sums.n
+
+    def update(self, reports, positions):
+        """Add the (validated) reports of one chunk at their stream ``positions``."""
+        self.add(reports["x"], positions)
+
+    def add(self, features, positions):
+        """Add noisy features ``z`` at their stream ``positions``."""
+        positions = np.asarray(positions, dtype=np.int64)
+        for batch in gen_batches(np.shape(features)[0], self.chunk_size):
+            self.sums.update(features[batch], positions[batch])
+
+    def shift_positions(self, offset):
+        """As if every report added so far sat ``offset`` positions later (groups rotate)."""
+        self.sums.shift_positions(offset)
+
+    def merge(self, other):
+        """Add the aggregate of other reports (another partition); return ``self``."""
+        mine, theirs = self.sums, other.sums
+        if theirs.sums.shape != mine.sums.shape:
+            raise ValueError(
+                f"Cannot merge group sums of shape {theirs.sums.shape} into "
+                f"{mine.sums.shape}."
+            )
+        mine.sums += theirs.sums
+        mine.counts += theirs.counts
+        mine.n += theirs.n
+        return self
 
 
 def debiased_least_squares(

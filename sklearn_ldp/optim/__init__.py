@@ -17,7 +17,9 @@ from ._frank_wolfe import (
     dp_frank_wolfe,
     exponential_vertex,
     frank_wolfe_gap,
+    gaussian_width,
     linear_minimization_oracle,
+    paper_frank_wolfe_step,
 )
 from ._l1 import l1_constrained_least_squares, project_l1_ball
 from ._mirror_descent import (
@@ -42,8 +44,10 @@ __all__ = [
     "dp_pmd_entropic",
     "exponential_vertex",
     "frank_wolfe_gap",
+    "gaussian_width",
     "gradient_mapping",
     "linear_minimization_oracle",
+    "paper_frank_wolfe_step",
     "prox_l1_ball",
     "simplex_l1_gradient_step",
     "dp_gd",

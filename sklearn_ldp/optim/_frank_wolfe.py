@@ -106,7 +106,7 @@ def gaussian_width(constraint, radius, dimension):
 
     Examples
     --------
-    >>> from sklearn_ldp.optim._frank_wolfe import gaussian_width
+    >>> from sklearn_ldp.optim import gaussian_width
     >>> round(gaussian_width("l2", 1.0, 1), 4), round(gaussian_width("l1", 1.0, 1), 4)
     (0.7979, 0.7979)
     """
@@ -156,7 +156,7 @@ def paper_frank_wolfe_step(
 
     Examples
     --------
-    >>> from sklearn_ldp.optim._frank_wolfe import paper_frank_wolfe_step
+    >>> from sklearn_ldp.optim import paper_frank_wolfe_step
     >>> round(paper_frank_wolfe_step("exponential", radius=1.0, n_steps=50), 4)
     0.2
     """

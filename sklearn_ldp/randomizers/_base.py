@@ -61,6 +61,10 @@ def check_records(X, y, *, n_features, requires_y, owner):
     return X, y
 
 
+#: Numbers :meth:`FieldSupport.check` examines at a time (its temporaries).
+CHECK_BLOCK_VALUES = 1 << 16
+
+
 class FieldSupport:
     """What an honest randomizer can put in one report field.
 
@@ -74,21 +78,48 @@ class FieldSupport:
         Every value is an exact multiple of ``step`` (the lattice
         granularity, or 1 for integer fields and bits); elementwise like
         the bounds.
+    values : array-like or None, default=None
+        The finite set every entry lies in, when the support is not all
+        lattice points of ``[low, high]`` (a sign bit is -1 or +1, never 0);
+        an entry outside it is "outside the support".
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_ldp.randomizers import FieldSupport
+    >>> sign = FieldSupport((), -1.0, 1.0, 1.0, values=[-1.0, 1.0])
+    >>> sign.check(np.array([1.0, -1.0, 0.0, 0.5])).tolist()
+    [0, 0, 3, 2]
     """
 
-    def __init__(self, shape, low, high, step):
+    def __init__(self, shape, low, high, step, values=None):
         self.shape = tuple(int(v) for v in shape)
         self.low = np.asarray(low, dtype=np.float64)
         self.high = np.asarray(high, dtype=np.float64)
         self.step = np.asarray(step, dtype=np.float64)
+        self.values = None if values is None else np.asarray(values, dtype=np.float64)
 
     def check(self, values):
-        """Per-row reason codes: 0 valid, 1 not finite, 2 off the lattice, 3 out of range."""
+        """Per-row reason codes: 0 valid, 1 not finite, 2 off the lattice, 3 out of range.
+
+        Rows are checked in blocks of about ``2^16`` numbers, so the
+        temporaries stay small whatever the number of reports.
+        """
         values = np.asarray(values)
         n = values.shape[0]
         # Explicit width: reshape(0, -1) fails when every row was already rejected.
         width = int(np.prod(values.shape[1:], dtype=np.int64))
-        flat = values.reshape(n, width).astype(np.float64, copy=False)
+        flat = values.reshape(n, width)
+        rows = max(CHECK_BLOCK_VALUES // max(width, 1), 1)
+        if n <= rows:
+            return self._check_block(flat)
+        codes = np.empty(n, dtype=np.int8)
+        for start in range(0, n, rows):
+            codes[start : start + rows] = self._check_block(flat[start : start + rows])
+        return codes
+
+    def _check_block(self, flat):
+        flat = flat.astype(np.float64, copy=False)
         finite = np.isfinite(flat).all(axis=1)
         step = np.broadcast_to(self.step, self.shape).reshape(1, -1)
         ratio = flat / step
@@ -97,7 +128,11 @@ class FieldSupport:
             low = np.broadcast_to(self.low, self.shape).reshape(1, -1)
             high = np.broadcast_to(self.high, self.shape).reshape(1, -1)
             inside = ((flat >= low) & (flat <= high)).all(axis=1)
-        return np.select([~finite, ~lattice, ~inside], [1, 2, 3], default=0)
+        if self.values is not None:
+            inside &= np.isin(flat, self.values).all(axis=1)
+        return np.select([~finite, ~lattice, ~inside], [1, 2, 3], default=0).astype(
+            np.int8
+        )
 
 
 #: Reason codes of :meth:`FieldSupport.check`, as words.
@@ -184,7 +219,10 @@ class LocalRandomizer:
                     f"expected {field.shape}": n
                 }
             pending = codes == 0
-            codes[pending] = field.check(values[pending])
+            if pending.all():  # no copy of the field
+                codes[:] = field.check(values)
+            else:
+                codes[pending] = field.check(values[pending])
         reasons = {
             REJECTION_REASONS[code]: int(count)
             for code, count in zip(

@@ -454,7 +454,8 @@ class BernsteinLossRandomizer(LocalRandomizer):
             pair = mechanism.report_support(())
             low = np.broadcast_to(pair.low, pair.shape)
             high = np.broadcast_to(pair.high, pair.shape)
-            support["public_z"] = FieldSupport((), low[0], high[0], pair.step)
+            step = np.broadcast_to(pair.step, pair.shape)
+            support["public_z"] = FieldSupport((), low[0], high[0], step[0])
             support["bit"] = FieldSupport((), 0, 1, 1.0)
         else:
             support["value"] = mechanism.report_support(())

@@ -25,8 +25,9 @@ def clip_l2(X, bound):
     X = np.asarray(X, dtype=np.float64)
     # Exact norms (scaled by the largest entry: squaring 1e200 overflows, and
     # a row of norm inf would be mapped to zero instead of to the boundary).
+    # Rows inside the ball get the factor bound / bound = 1 exactly: unchanged.
     norms = row_norms(X)[..., None]
-    return np.where(norms <= bound, X, X * (bound / np.maximum(norms, bound)))
+    return X * (bound / np.maximum(norms, bound))
 
 
 def clip_interval(values, lower, upper):

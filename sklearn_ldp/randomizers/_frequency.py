@@ -310,11 +310,31 @@ def encode_categories(values, categories, unknown):
     """Cell indices of ``values`` in the sorted ``categories``.
 
     Out-of-domain values raise a ValueError (``unknown='error'``) or get the
-    extra last cell ``len(categories)`` (``unknown='other'``).
+    extra last cell ``len(categories)`` (``unknown='other'``). Consecutive
+    integer categories (``categories=k``: ``0..k-1``) are indexed by
+    arithmetic, others by a binary search.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_ldp.randomizers._frequency import encode_categories
+    >>> encode_categories(np.array([2.0, 0.0, 7.0, 0.5]), np.arange(3.0), "other").tolist()
+    [2, 0, 3, 3]
+    >>> encode_categories(np.array([2.5, 7.0, 1.0]), np.array([1.0, 2.5]), "other").tolist()
+    [1, 2, 0]
     """
-    index = np.searchsorted(categories, values)
-    inside = index < categories.size
-    inside[inside] = categories[index[inside]] == values[inside]
+    values = np.asarray(values)
+    first = categories[0]
+    if np.array_equal(categories, first + np.arange(categories.size)):
+        offset = values - first  # NaN and out-of-range values fail every test
+        with np.errstate(invalid="ignore"):  # casting them: their index is unused
+            index = offset.astype(np.int64)
+        inside = (offset >= 0) & (offset < categories.size)
+        inside &= index == offset
+    else:
+        index = np.searchsorted(categories, values)
+        inside = index < categories.size
+        inside[inside] = categories[index[inside]] == values[inside]
     if not inside.all():
         if unknown == "error":
             bad = np.asarray(values)[~inside]

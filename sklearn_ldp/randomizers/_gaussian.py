@@ -22,6 +22,8 @@ from ._clip import clip_interval, clip_l2
 from ._sampling import check_client_random_state, rounded_gaussian
 
 CALIBRATIONS = ("analytic", "paper")
+#: Numbers per block of :func:`lattice_release` (128 KiB per temporary).
+RELEASE_BLOCK = 2**14
 
 
 @lru_cache(maxsize=6)  # a few tables of up to ~20 MB each
@@ -53,17 +55,38 @@ def lattice_release(values, sigma, granularity, source):
     so ``E[g n] = v`` and ``|g n - v| < g`` for every outcome; ``J`` is
     rounded Gaussian with released std ``sigma``.
     Values already on the lattice are kept exactly. Every output is an
-    exact multiple of ``g`` (integer arithmetic, then one exact product).
+    exact multiple of ``g``: ``n + J`` is computed on integers (held in
+    float64 while they stay below ``2**52``, where its sums are exact; in
+    int64 beyond), then multiplied once by ``g``, a power of two.
+
+    The coins are drawn first, one word per value (``NoiseSource.uniform``
+    compared with the fraction, as ``NoiseSource.rounding_coins``),
+    then the noise, as a whole-array release would; the arithmetic runs in
+    blocks of ``RELEASE_BLOCK`` numbers whose temporaries stay in the
+    processor's cache, several times faster than whole-array passes.
     """
     sampler = lattice_noise_sampler(sigma, granularity)
-    fraction = np.divide(values, granularity, dtype=np.float64)
-    index = np.floor(fraction)
-    fraction -= index  # exact: both are multiples of the same power of two
-    index = index.astype(np.int64)
-    index += source.rounding_coins(fraction)
-    del fraction  # few temporaries at a time: chunks stay small in memory
-    index += sampler.sample(source, index.shape)
-    return np.multiply(index, granularity, dtype=np.float64)
+    values = np.asarray(values, dtype=np.float64)
+    released = np.empty(values.shape)
+    if values.size == 0:
+        return released
+    flat, out = values.reshape(-1), released.reshape(-1)
+    # Largest |n + J| (floor(v / g) plus the coin, plus the noise's half-width).
+    largest = max(float(flat.max()), -float(flat.min())) / granularity
+    in_float = largest + sampler.support[1] + 2.0 < 2.0**52
+    coins = source.uniform(flat.size)
+    for start in range(0, flat.size, RELEASE_BLOCK):
+        block = slice(start, start + RELEASE_BLOCK)
+        index = np.divide(flat[block], granularity)
+        fraction = index
+        index = np.floor(fraction)
+        fraction -= index  # exact: both are multiples of the same power of two
+        if not in_float:
+            index = index.astype(np.int64)
+        index += coins[block] < fraction
+        index += sampler.sample(source, index.shape)
+        np.multiply(index, granularity, out=out[block])
+    return released
 
 
 def lattice_support(shape, low, high, granularity, sampler):
@@ -98,7 +121,8 @@ def clip_to_ball(X, bound):
     The second clip only undoes float rounding of the first, so that the
     lattice support stated by the randomizers is exact.
     """
-    return np.clip(clip_l2(X, bound), -bound, bound)
+    clipped = clip_l2(X, bound)  # a new array
+    return np.clip(clipped, -bound, bound, out=clipped)
 
 
 class GaussianMechanism:

@@ -26,6 +26,9 @@ import numpy as np
 from ._ldp_avg import VectorAverageRandomizer
 from ._marginals import SubsetIndex, binarize_records, mechanism_epsilon
 
+#: Parity of the number of set bits of every byte.
+_BYTE_PARITY = np.array([bin(b).count("1") % 2 for b in range(256)], dtype=bool)
+
 
 class HadamardMarginalRandomizer(VectorAverageRandomizer):
     """Client side of the Hadamard input perturbation (Cormode et al., SIGMOD 2018).
@@ -97,6 +100,11 @@ class HadamardMarginalRandomizer(VectorAverageRandomizer):
         self.n_coordinates = SubsetIndex.count(self.n_features, self.order)
         self._check_size()
         self.support = SubsetIndex(self.n_features, self.order).table()
+        # Each subset S as a bit mask over the packed record (the table's
+        # padding index n_features is dropped: it adds nothing to a parity).
+        members = np.zeros((self.n_coordinates, self.n_features + 1), dtype=bool)
+        members[np.arange(self.n_coordinates)[:, None], self.support] = True
+        self._masks = np.packbits(members[:, :-1], axis=1, bitorder="little")
         self.coordinate_scale = np.ones(self.n_coordinates)
         self._build_mechanism()
 
@@ -114,19 +122,30 @@ class HadamardMarginalRandomizer(VectorAverageRandomizer):
         }
 
     def _prepare(self, X):
+        # The record's bits packed 8 to a byte: chi_S(x) is the parity of
+        # the bits of (packed record AND mask of S).
         bits = binarize_records(X, self.binarize)
-        # A column of zeros pads supports shorter than the table width (adds
-        # nothing to a parity).
-        return np.hstack([bits, np.zeros((bits.shape[0], 1), dtype=bool)])
+        n, n_bytes = bits.shape[0], self._masks.shape[1]
+        if self.n_features % 8:  # whole bytes per row: one flat packbits
+            padded = np.zeros((n, 8 * n_bytes), dtype=bool)
+            padded[:, : self.n_features] = bits
+            bits = padded
+        flat = np.ascontiguousarray(bits).reshape(-1)
+        return np.packbits(flat, bitorder="little").reshape(n, n_bytes)
 
-    def _unit_values(self, bits, coordinates):
-        rows = np.arange(bits.shape[0])[:, None]
-        odd = np.logical_xor.reduce(bits[rows, self.support[coordinates]], axis=1)
+    def _unit_values(self, packed, coordinates):
+        masks = self._masks[coordinates]
+        masks &= packed
+        odd = _BYTE_PARITY[masks[:, 0]]
+        for byte in range(1, masks.shape[1]):  # bytes of a record (p / 8)
+            odd ^= _BYTE_PARITY[masks[:, byte]]
         return np.where(odd, -1.0, 1.0)
 
-    def _unit_vector(self, bits):
+    def _unit_vector(self, packed):
         # Every parity of every user (tests and noise-free checks): (n, G).
-        odd = np.logical_xor.reduce(bits[:, self.support], axis=2)
+        odd = np.logical_xor.reduce(
+            _BYTE_PARITY[packed[:, None, :] & self._masks[None]], axis=2
+        )
         return np.where(odd, -1.0, 1.0)
 
 

@@ -63,20 +63,33 @@ def random_groups(public, n_users, n_groups):
     """Public groups of ``n_users`` users: a uniformly random balanced assignment.
 
     Drawn from the public stream ``public`` (a
-    :class:`~sklearn_ldp.randomizers.NoiseSource`): a random ordering of the
-    users (64-bit keys) dealt round the groups from a uniformly random
-    start, so every group gets ``floor(n / G)`` or ``ceil(n / G)`` of them
-    and each user's group is uniform on ``0..G-1`` (a single user included),
-    independently of the data.
+    :class:`~sklearn_ldp.randomizers.NoiseSource`): the users in a uniformly
+    random order dealt round the groups from a uniformly random start, so
+    every group gets ``floor(n / G)`` or ``ceil(n / G)`` of them and each
+    user's group is uniform on ``0..G-1`` (a single user included),
+    independently of the data. The dealt labels ``start, start + 1, ..``
+    (mod ``G``) are shuffled in place (Fisher-Yates, ``O(n)``) by a PCG64
+    generator seeded with 256 bits of the public stream; the law is that of
+    a uniformly random permutation whatever the generator, and privacy does
+    not depend on it (the groups are public).
 
     Returns
     -------
     groups : ndarray of int64, shape (n_users,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_ldp.randomizers import NoiseSource
+    >>> from sklearn_ldp.randomizers._ldp_avg import random_groups
+    >>> groups = random_groups(NoiseSource(np.random.SeedSequence(0)), 10, 3)
+    >>> np.bincount(groups, minlength=3).tolist() in ([4, 3, 3], [3, 4, 3], [3, 3, 4])
+    True
     """
     start = public.integers(n_groups, 1)[0]
-    order = np.argsort(public.words(n_users))
-    groups = np.empty(n_users, dtype=np.int64)
-    groups[order] = (np.arange(n_users, dtype=np.int64) + start) % n_groups
+    shuffler = np.random.Generator(np.random.PCG64(public.words(4)))
+    groups = (np.arange(n_users, dtype=np.int64) + start) % n_groups
+    shuffler.shuffle(groups)
     return groups
 
 

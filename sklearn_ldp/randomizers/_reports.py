@@ -153,6 +153,67 @@ class Reports:
             **arrays,
         )
 
+    def to_parquet(self, path):
+        """Append the reports to the Parquet dataset directory ``path``, as a new part.
+
+        The directory is created if missing. The part is one file,
+        ``part-<sequence number>-<random suffix>.parquet`` (lexical order of
+        the names is the order of the appends), written under a hidden
+        temporary name and renamed when complete, so a reader never sees
+        half a part. Each field is one column of its dtype (a field of
+        several numbers per user, one fixed-size list per user), in row
+        groups of 65,536 users, compressed with zstd. The file metadata
+        holds the public configuration, the reports format version, the
+        library version, each field's dtype and per-user shape, the
+        SHA-256 of the content (:meth:`content_hash`) and the SHA-256 of
+        every row group, and the SHA-256 of that metadata;
+        :func:`~sklearn_ldp.io.read_reports` checks all of them.
+
+        Needs pyarrow (``pip install 'sklearn_ldp[parquet]'``), imported
+        when this method is called: the rest of the client side does not.
+
+        Parameters
+        ----------
+        path : str or path-like
+            The dataset directory.
+
+        Returns
+        -------
+        part : str
+            The path of the part written.
+
+        Raises
+        ------
+        ValueError
+            If the dataset's parts hold reports of another configuration
+            (naming the differing keys) or other fields, or ``path`` is a
+            file.
+        TypeError
+            For a field whose dtype Parquet cannot hold exactly (complex,
+            strings, objects; bool, integer and float16/32/64 are kept).
+        ImportError
+            Without pyarrow.
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> import numpy as np
+        >>> from sklearn_ldp import read_reports
+        >>> from sklearn_ldp.randomizers import Reports
+        >>> r = Reports({"x": np.zeros((3, 2)), "k": np.arange(3)}, {"name": "demo"})
+        >>> directory = os.path.join(tempfile.mkdtemp(), "reports")
+        >>> part = r.to_parquet(directory)
+        >>> part = r.to_parquet(directory)  # a second batch: a second part
+        >>> sorted(os.listdir(directory))  # doctest: +ELLIPSIS
+        ['part-00000000-....parquet', 'part-00000001-....parquet']
+        >>> stream = read_reports(directory)
+        >>> len(stream), stream.config
+        (6, {'name': 'demo'})
+        """
+        from ._reports_parquet import write_part
+
+        return write_part(self, path)
+
     @classmethod
     def read_header(cls, path):
         """The checked header of a reports file, without reading its fields.

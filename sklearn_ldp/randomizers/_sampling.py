@@ -64,6 +64,9 @@ class NoiseSource:
     def __init__(self, seed_sequence=None):
         self._sequence = seed_sequence
         self._bits = None if seed_sequence is None else np.random.PCG64(seed_sequence)
+        # Generator.random is (next word >> 11) * 2**-53, the formula of
+        # ``uniform``, written straight into its output (no temporaries).
+        self._uniform = None if self._bits is None else np.random.Generator(self._bits)
 
     @property
     def secure(self):
@@ -71,17 +74,20 @@ class NoiseSource:
         return self._bits is None
 
     def words(self, size):
-        """Independent uniform 64-bit words, as a ``uint64`` array of shape ``size``."""
+        """Independent uniform 64-bit words, as a new ``uint64`` array of shape ``size``."""
         shape = (size,) if isinstance(size, Integral) else tuple(size)
         count = int(np.prod(shape, dtype=np.int64))
         if self._bits is None:
-            raw = np.frombuffer(os.urandom(8 * count), dtype=np.uint64)
+            # bytearray: a writable buffer (the samplers work in place).
+            raw = np.frombuffer(bytearray(os.urandom(8 * count)), dtype=np.uint64)
         else:
             raw = self._bits.random_raw(count).astype(np.uint64, copy=False)
         return raw.reshape(shape)
 
     def uniform(self, size):
-        """Uniform floats in ``[0, 1)``, multiples of ``2**-53`` (for public values)."""
+        """Uniform floats in ``[0, 1)``: ``(w >> 11) 2**-53`` for one word ``w`` each."""
+        if self._uniform is not None:
+            return self._uniform.random(size)
         return (self.words(size) >> np.uint64(11)).astype(np.float64) * 2.0**-53
 
     def bernoulli(self, prob):
@@ -108,13 +114,13 @@ class NoiseSource:
         """Bits with ``P[True] = ceil(fraction 2**53) / 2**53``, for randomized rounding.
 
         Cheaper than :meth:`bernoulli` (one comparison of the word's top 53
-        bits). Meant for pre-processing an input onto the lattice, where the
-        coin's probability only decides the rounding's bias (below
-        ``2**-53`` lattice steps), never the guarantee.
+        bits: ``w >> 11 < fraction 2**53`` is ``uniform() < fraction``, both
+        sides scaled by the same power of two). Meant for pre-processing an
+        input onto the lattice, where the coin's probability only decides the
+        rounding's bias (below ``2**-53`` lattice steps), never the guarantee.
         """
         fraction = np.asarray(fraction, dtype=np.float64)
-        high = (self.words(fraction.shape) >> np.uint64(11)).astype(np.float64)
-        return high < fraction * 2.0**53
+        return self.uniform(fraction.shape) < fraction
 
     def integers(self, n, size):
         """Uniform integers in ``[0, n)`` (``n < 2**31``), from one word each.
@@ -196,6 +202,7 @@ class IntegerSampler:
         self.offset = int(offset)
         self.weights = weights
         self._bits, self._accept, self._alias = _alias_table(weights)
+        self._packed = _packed_table(self._bits, self._accept, self._alias)
         self.tv_bound = float(tv_bound)
         self.max_relative_error = float(max_relative_error)
 
@@ -217,10 +224,18 @@ class IntegerSampler:
     def sample(self, source, size):
         """Draws as an ``int64`` array of shape ``size``."""
         words = source.words(size)
-        bucket = (words >> np.uint64(64 - self._bits)).astype(np.intp)
-        remainder = words & np.uint64(2 ** (64 - self._bits) - 1)
-        index = np.where(remainder < self._accept[bucket], bucket, self._alias[bucket])
-        return index + self.offset
+        shift = np.uint64(64 - self._bits)
+        low = np.uint64(2 ** (64 - self._bits) - 1)
+        bucket = (words >> shift).view(np.int64)  # below 2**bits
+        # One gather (threshold and alias); every bucket indexes the table.
+        entry = self._packed.take(bucket, mode="wrap")
+        words &= low  # the remainder
+        keep = words < (entry & low)
+        entry >>= shift  # the alias
+        index = entry.view(np.int64)  # below 2**bits: the same integers
+        np.copyto(index, bucket, where=keep)
+        index += self.offset
+        return index
 
 
 def _alias_table(weights):
@@ -252,6 +267,22 @@ def _alias_table(weights):
     accept_array = np.array(accept, dtype=np.uint64)
     alias_array = np.array(alias, dtype=np.int64)
     return bits, accept_array, alias_array
+
+
+def _packed_table(bits, accept, alias):
+    """The alias table in one ``uint64`` per bucket: ``accept | alias << (64 - bits)``.
+
+    A bucket whose threshold is its whole capacity always keeps its own
+    outcome; it is stored as threshold 0 and alias itself, which gives the
+    same outcome for every word, so every threshold fits in ``64 - bits``
+    bits and every alias (below ``2**bits``) in the rest.
+    """
+    capacity = np.uint64(2 ** (64 - bits))
+    accept, alias = accept.copy(), alias.astype(np.uint64)
+    full = accept == capacity
+    accept[full] = 0
+    alias[full] = np.flatnonzero(full).astype(np.uint64)
+    return accept | (alias << np.uint64(64 - bits))
 
 
 def _integer_weights(probabilities, anchor):

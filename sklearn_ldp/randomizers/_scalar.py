@@ -428,7 +428,8 @@ class DuchiMechanism(_IntervalMechanism):
         return 1.0 / math.tanh(0.5 * self.design_epsilon)
 
     def report_support(self, shape=()):
-        return FieldSupport(_check_shape(shape), -1.0, 1.0, 1.0)
+        """One sign bit per value: exactly -1 or +1 (never 0)."""
+        return FieldSupport(_check_shape(shape), -1.0, 1.0, 1.0, values=[-1.0, 1.0])
 
     def randomize(self, values, random_state=None):
         design = self.design_epsilon
@@ -753,7 +754,9 @@ class BassilySmithMechanism(_IntervalMechanism):
         """Last axis ``(z, bit)``: ``z`` within the public window, the bit in ``{0, 1}``."""
         g, sampler, _ = _public_laplace(self.internal_epsilon)
         reach = g * sampler.support[1]
-        return FieldSupport(_check_shape(shape) + (2,), [-reach, 0.0], [reach, 1.0], g)
+        return FieldSupport(
+            _check_shape(shape) + (2,), [-reach, 0.0], [reach, 1.0], [g, 1.0]
+        )
 
     def randomize(self, values, random_state=None, public=None):
         """Return reports of shape ``values.shape + (2,)``: public ``z`` and the bit.

@@ -36,11 +36,20 @@ def row_norms(X, norm="l2"):
     [5e+200, 0.0]
     """
     X = np.asarray(X, dtype=np.float64)
-    largest = np.max(np.abs(X), axis=-1) if X.shape[-1] else np.zeros(X.shape[:-1])
-    if norm == "linf":
-        return largest
-    safe = np.where(largest > 0, largest, 1.0)
-    return largest * np.sqrt(np.sum((X / safe[..., None]) ** 2, axis=-1))
+    if norm == "linf" or not X.shape[-1]:
+        return np.max(np.abs(X), axis=-1) if X.shape[-1] else np.zeros(X.shape[:-1])
+    # One pass: a plain sum of squares is accurate to rounding unless a
+    # square overflows (inf) or underflows (a sum below 2**-900); only those
+    # rows are scaled by their largest entry first.
+    squares = np.einsum("...j,...j->...", X, X)
+    norms = np.sqrt(squares)
+    hard = ~((squares >= 2.0**-900) & (squares < np.inf))
+    if np.any(hard):
+        rows = X[hard]
+        largest = np.max(np.abs(rows), axis=-1)
+        safe = np.where(largest > 0, largest, 1.0)
+        norms[hard] = largest * np.sqrt(np.sum((rows / safe[..., None]) ** 2, axis=-1))
+    return norms
 
 
 def clipping_diagnostics(

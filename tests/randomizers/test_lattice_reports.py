@@ -115,3 +115,25 @@ def test_genprot_reports_are_on_the_lattice_and_inside_its_support():
     assert strings.min() >= mech.window[0] and strings.max() <= mech.window[1]
     with pytest.raises(ValueError, match="multiples of the granularity"):
         mech.randomize([0.5], public_strings=strings[:1] + 0.5 * g)
+
+
+def test_a_sign_bit_of_zero_and_a_half_bit_are_outside_the_support():
+    """Duchi sends -1 or +1 (0 is on the lattice and in range, never sent);
+    Bassily-Smith's bit is 0 or 1 even when 1/2 is a multiple of the lattice
+    step of its public ``z``."""
+    import numpy as np
+
+    from sklearn_ldp.randomizers import BassilySmithMechanism, DuchiMechanism
+
+    duchi = DuchiMechanism(1.0)
+    honest = duchi.randomize(np.linspace(-1, 1, 50), random_state=0)
+    assert not duchi.report_support((50,)).check(honest[None, :]).any()
+    assert duchi.report_support().check(np.array([1.0, -1.0, 0.0])).tolist() == [0, 0, 3]
+    bassily = BassilySmithMechanism(1.0)
+    support = bassily.report_support()
+    reports = bassily.randomize(np.linspace(-1, 1, 200), random_state=0)
+    assert not support.check(reports).any()
+    assert 0.5 / bassily.granularity == round(0.5 / bassily.granularity)
+    tampered = reports.copy()
+    tampered[0, 1] = 0.5
+    assert support.check(tampered).tolist()[0] == 2

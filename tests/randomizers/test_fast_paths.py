@@ -1,0 +1,141 @@
+"""The fast paths of the client and of the per-fold sums equal their definitions.
+
+The lattice release runs in cache-sized blocks, on float64 integers, with
+one packed alias table; the row norms take a plain sum of squares where it
+cannot overflow or underflow; the per-fold sums sort each chunk by fold.
+Each is checked here against the plain definition it replaces, on the same
+random words.
+"""
+
+import numpy as np
+import pytest
+
+from sklearn_ldp.aggregation import FoldedMoments
+from sklearn_ldp.randomizers import NoiseSource, clip_l2
+from sklearn_ldp.randomizers._gaussian import (
+    RELEASE_BLOCK,
+    clip_to_ball,
+    lattice_noise_sampler,
+    lattice_release,
+)
+from sklearn_ldp.randomizers._sampling import rounded_gaussian
+from sklearn_ldp.utils import row_norms
+
+
+def _seeded(seed=0):
+    return NoiseSource(np.random.SeedSequence(seed))
+
+
+def test_packed_alias_table_draws_what_the_alias_table_says():
+    sampler = rounded_gaussian(300.0)
+    draws = sampler.sample(_seeded(), (4000, 3))
+    words = _seeded().words((4000, 3))
+    bucket = (words >> np.uint64(64 - sampler._bits)).astype(np.intp)
+    remainder = words & np.uint64(2 ** (64 - sampler._bits) - 1)
+    expected = np.where(
+        remainder < sampler._accept[bucket], bucket, sampler._alias[bucket]
+    )
+    np.testing.assert_array_equal(draws, expected + sampler.offset)
+    assert draws.dtype == np.int64
+
+
+def test_secure_words_are_writable_and_sample():
+    source = NoiseSource()
+    assert source.words(3).flags.writeable
+    low, high = rounded_gaussian(300.0).support
+    draws = rounded_gaussian(300.0).sample(source, 1000)
+    assert draws.min() >= low and draws.max() <= high
+
+
+def test_uniform_and_coins_read_the_top_53_bits_of_one_word():
+    uniform = _seeded().uniform(1000)
+    words = _seeded().words(1000)
+    np.testing.assert_array_equal(
+        uniform, (words >> np.uint64(11)).astype(np.float64) * 2.0**-53
+    )
+    fraction = np.linspace(0.0, 1.0, 1000, endpoint=False)
+    coins = _seeded().rounding_coins(fraction)
+    np.testing.assert_array_equal(
+        coins, (words >> np.uint64(11)).astype(np.float64) < fraction * 2.0**53
+    )
+
+
+def _release_by_definition(values, sigma, granularity, seed):
+    """``g (floor(v / g) + coin + J)`` in int64 on the whole array, as documented."""
+    sampler = lattice_noise_sampler(sigma, granularity)
+    source = _seeded(seed)
+    ratio = np.asarray(values, dtype=np.float64) / granularity
+    index = np.floor(ratio).astype(np.int64)
+    index += source.rounding_coins(ratio - np.floor(ratio))
+    index += sampler.sample(source, index.shape)
+    return index * granularity
+
+
+@pytest.mark.parametrize("shape", [(7, 3), (3 * RELEASE_BLOCK // 5 + 11, 5)])
+def test_blocked_release_equals_its_definition(shape):
+    values = np.random.RandomState(0).uniform(-1, 1, shape)
+    sigma, granularity = 3.0, 2.0**-10
+    released = lattice_release(values, sigma, granularity, _seeded(4))
+    expected = _release_by_definition(values, sigma, granularity, 4)
+    np.testing.assert_array_equal(released, expected)
+    assert np.all(released % granularity == 0)
+
+
+def test_release_of_huge_lattice_indices_stays_exact_in_int64():
+    # |v / g| near 2**55: beyond float64's exact integers, the int64 path.
+    granularity = 2.0**-50
+    values = np.array([[32.0 + 2.0**-50, -32.0]])
+    sigma = 300.0 * granularity
+    released = lattice_release(values, sigma, granularity, _seeded(1))
+    expected = _release_by_definition(values, sigma, granularity, 1)
+    np.testing.assert_array_equal(released, expected)
+
+
+def test_empty_release():
+    assert lattice_release(np.zeros((0, 3)), 3.0, 2.0**-10, _seeded()).shape == (0, 3)
+
+
+def test_row_norms_fast_path_matches_the_scaled_norms():
+    rng = np.random.RandomState(0)
+    X = np.vstack(
+        [
+            rng.standard_normal((500, 7)),
+            rng.standard_normal((5, 7)) * 1e200,  # squares overflow
+            rng.standard_normal((5, 7)) * 1e-200,  # squares underflow
+            np.zeros((2, 7)),
+        ]
+    )
+    largest = np.max(np.abs(X), axis=1)
+    safe = np.where(largest > 0, largest, 1.0)
+    scaled = largest * np.sqrt(np.sum((X / safe[:, None]) ** 2, axis=1))
+    np.testing.assert_allclose(row_norms(X), scaled, rtol=1e-14)
+    assert np.all(np.isfinite(row_norms(X)))
+    assert row_norms(np.array([3.0, 4.0])) == 5.0
+
+
+def test_clip_to_ball_keeps_inside_rows_and_clips_the_others():
+    rng = np.random.RandomState(1)
+    X = rng.standard_normal((2000, 5)) * 0.6
+    clipped = clip_to_ball(X, 1.0)
+    inside = np.linalg.norm(X, axis=1) < 1.0 - 1e-12
+    np.testing.assert_array_equal(clipped[inside], X[inside])
+    np.testing.assert_allclose(np.linalg.norm(clipped[~inside], axis=1), 1.0)
+    assert np.all(np.abs(clipped) <= 1.0)
+    np.testing.assert_array_equal(clip_l2(X[inside], 1.0), X[inside])
+
+
+def test_folded_moments_equal_the_per_fold_sums():
+    rng = np.random.RandomState(2)
+    Z = rng.standard_normal((10_007, 4))
+    T = rng.standard_normal((10_007, 2))
+    folded = FoldedMoments(
+        Z, T, sigma_x=0.0, sigma_t=0.0, random_state=np.random.default_rng(3)
+    )
+    block = np.hstack([Z, np.ones((len(Z), 1))])
+    for k in range(folded.n_folds):
+        rows = folded.fold_of == k
+        np.testing.assert_allclose(folded.zz[k], block[rows].T @ block[rows])
+        np.testing.assert_allclose(folded.zt[k], block[rows].T @ T[rows])
+        np.testing.assert_allclose(folded.tt[k], np.sum(T[rows] ** 2, axis=0))
+    assert folded.counts.tolist() == np.bincount(folded.fold_of).tolist()
+    assert sorted(folded.counts) == [2001, 2001, 2001, 2002, 2002]
