@@ -58,6 +58,7 @@ finiteness, lattice, range); the invalid ones are dropped, counted in
 import warnings
 from functools import partial
 from numbers import Integral, Real
+from types import SimpleNamespace
 
 import numpy as np
 from sklearn.base import _fit_context
@@ -270,14 +271,10 @@ class LDPEstimatorMixin:
     def _expected_randomizer(self, reports):
         """The randomizer this estimator publishes, for ``reports``."""
         config = reports.config
-        n_users = config.get("n_users")
-        if n_users is None:
-            try:
-                n_users = len(reports)
-            except TypeError:  # a generator: unknown until read
-                n_users = None
         return self.make_randomizer(
-            config.get("n_features"), n_users=n_users, classes=config.get("classes")
+            config.get("n_features"),
+            n_users=_announced_n_users(reports),
+            classes=config.get("classes"),
         )
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -683,6 +680,17 @@ def _validate_numeric_reports(randomizer, reports):
     return randomizer.validate_reports(reports)
 
 
+def _announced_n_users(reports):
+    """``n_users`` of the configuration, else the number of reports (None if unknown)."""
+    n_users = reports.config.get("n_users")
+    if n_users is None:
+        try:
+            n_users = len(reports)
+        except TypeError:  # a generator, or a configuration alone
+            n_users = None
+    return n_users
+
+
 class _PartialFitState:
     """The simulated users' randomizer, noise source and aggregate across ``partial_fit`` calls."""
 
@@ -874,8 +882,19 @@ class PublicFeatureMapMixin:
         )
 
     def _announced_population(self, reports):
-        """The population size the configuration of ``reports`` was built for."""
-        return len(reports)
+        """The population size the configuration of ``reports`` was built for.
+
+        The planned population announced in the configuration (it sized
+        choices such as ``n_components='auto'``), never the number of
+        reports received, which anyone can change by sending more and which
+        validation lowers; without one, the number of reports if known (None
+        for a generator, or a configuration alone).
+        """
+        return _announced_n_users(reports)
+
+    def _randomizer_from_config(self, config):
+        """The users' randomizer of reports with this public ``config``."""
+        return self._expected_randomizer(SimpleNamespace(config=config))
 
 
 def announced_degree(estimator, config):

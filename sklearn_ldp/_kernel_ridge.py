@@ -16,7 +16,6 @@ on held-out reports, that the model predicts better than the noisy mean of
 import math
 from functools import partial
 from numbers import Integral, Real
-from types import SimpleNamespace
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
@@ -343,21 +342,6 @@ class KernelRidgeLDP(
         self.data_norm = data_norm
         self.calibration = calibration
         self.random_state = random_state
-
-    def _announced_population(self, reports):
-        # The planned population announced in the reports sized
-        # n_components='auto'; without one, the number of reports if known.
-        n_users = reports.config.get("n_users")
-        if n_users is None:
-            try:
-                n_users = len(reports)
-            except TypeError:  # a generator, or a configuration alone
-                n_users = None
-        return n_users
-
-    def _randomizer_from_config(self, config):
-        """The users' randomizer of reports with this public ``config``."""
-        return self._expected_randomizer(SimpleNamespace(config=config))
 
     def _build_randomizer(self, n_features, n_users, seed):
         self._validate_params()

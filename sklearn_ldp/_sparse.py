@@ -17,7 +17,6 @@ Zheng, Mou and Wang (ICML 2017), Algorithms 2-3; Wang, Gaboardi and Xu
 import warnings
 from functools import partial
 from numbers import Integral, Real
-from types import SimpleNamespace
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
@@ -130,22 +129,6 @@ class _ProjectedLDPBase(PublicFeatureMapMixin, LDPEstimatorMixin):
         # distorts the geometry (||Phi^T x|| is only approximately ||x||):
         # with that many components the identity is strictly better.
         return "identity" if n_components >= n_features else "gaussian"
-
-    def _announced_population(self, reports):
-        # The population that sized n_components='auto', as announced: never
-        # the number of reports received, which anyone can change by sending
-        # more (or which validation lowers by dropping some).
-        n_users = reports.config.get("n_users")
-        if n_users is None:
-            try:
-                n_users = len(reports)
-            except TypeError:  # a generator, or a configuration alone
-                n_users = None
-        return n_users
-
-    def _randomizer_from_config(self, config):
-        """The users' randomizer of reports with this public ``config``."""
-        return self._expected_randomizer(SimpleNamespace(config=config))
 
     def _build_randomizer(self, n_features, n_users, seed):
         n_users = self.n_users if self.n_users is not None else n_users

@@ -366,6 +366,32 @@ def _read_header(path, data):
         ) from None
     if not isinstance(header, dict):
         raise ValueError(f"{path} is not a sklearn_ldp reports file.")
+    check_format_version(path, header)
+    if "header_sha256" not in data:
+        raise ValueError(
+            f"{path}: no SHA-256 of its header (written before reports files "
+            "carried one); collect the reports again with the current client."
+        )
+    if hashlib.sha256(text.encode()).hexdigest() != str(data["header_sha256"]):
+        raise ValueError(
+            f"{path}: the header does not match its SHA-256: the file was "
+            "corrupted or altered after it was written."
+        )
+    check_library_version(path, header)
+    n_users, fields = header.get("n_users"), header.get("fields")
+    if not (
+        isinstance(n_users, int)
+        and n_users >= 0
+        and isinstance(fields, list)
+        and isinstance(header.get("config"), dict)
+        and isinstance(header.get("content_sha256"), str)
+    ):
+        raise ValueError(f"{path}: corrupted reports file (incomplete header).")
+    return header
+
+
+def check_format_version(path, header):
+    """Refuse a reports file (``.npz`` or Parquet part) of another format version."""
     version = header.get("format_version")
     if isinstance(version, int) and version < REPORTS_FORMAT_VERSION:
         raise ValueError(
@@ -380,16 +406,10 @@ def _read_header(path, data):
             f"{path} has reports format version {version!r}; this version "
             f"of sklearn_ldp reads version {REPORTS_FORMAT_VERSION}."
         )
-    if "header_sha256" not in data:
-        raise ValueError(
-            f"{path}: no SHA-256 of its header (written before reports files "
-            "carried one); collect the reports again with the current client."
-        )
-    if hashlib.sha256(text.encode()).hexdigest() != str(data["header_sha256"]):
-        raise ValueError(
-            f"{path}: the header does not match its SHA-256: the file was "
-            "corrupted or altered after it was written."
-        )
+
+
+def check_library_version(path, header):
+    """Refuse a reports file written by another major version of sklearn_ldp."""
     written_by = header.get("library_version")
     if header.get("library") != "sklearn_ldp" or _major(written_by) != _major(
         library_version()
@@ -399,16 +419,6 @@ def _read_header(path, data):
             f"{library_version()} and reads files of major version "
             f"{_major(library_version())} only."
         )
-    n_users, fields = header.get("n_users"), header.get("fields")
-    if not (
-        isinstance(n_users, int)
-        and n_users >= 0
-        and isinstance(fields, list)
-        and isinstance(header.get("config"), dict)
-        and isinstance(header.get("content_sha256"), str)
-    ):
-        raise ValueError(f"{path}: corrupted reports file (incomplete header).")
-    return header
 
 
 def config_fingerprint(config):

@@ -29,7 +29,8 @@ from ._reports import (
     REPORTS_FORMAT_VERSION,
     _first_line,
     _json_default,
-    _major,
+    check_format_version,
+    check_library_version,
     config_fingerprint,
     describe_config_mismatch,
     library_version,
@@ -280,29 +281,8 @@ def read_part_header(path):
 
 
 def _check_versions(path, header):
-    version = header.get("format_version")
-    if isinstance(version, int) and version < REPORTS_FORMAT_VERSION:
-        raise ValueError(
-            f"{path} was written by an older sklearn_ldp (reports format "
-            f"version {version}); this version reads version "
-            f"{REPORTS_FORMAT_VERSION} only, whose configuration names "
-            "changed. The server cannot check those reports against its "
-            "configuration: collect them again with the current client."
-        )
-    if version != REPORTS_FORMAT_VERSION:
-        raise ValueError(
-            f"{path} has reports format version {version!r}; this version "
-            f"of sklearn_ldp reads version {REPORTS_FORMAT_VERSION}."
-        )
-    written_by = header.get("library_version")
-    if header.get("library") != "sklearn_ldp" or _major(written_by) != _major(
-        library_version()
-    ):
-        raise ValueError(
-            f"{path} was written by sklearn_ldp {written_by!r}; this version is "
-            f"{library_version()} and reads files of major version "
-            f"{_major(library_version())} only."
-        )
+    check_format_version(path, header)
+    check_library_version(path, header)
 
 
 def _check_layout(pa, path, header, schema, group_rows):
