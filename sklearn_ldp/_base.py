@@ -249,16 +249,14 @@ class LDPEstimatorMixin:
             randomizer = self.make_randomizer(
                 X.shape[1], n_users=n_users, classes=classes
             )
-            config = randomizer.get_config()
-            if self._server_aggregate(config) is None:
+            aggregate = self._server_aggregate(randomizer.get_config())
+            if aggregate is None:
                 raise ValueError(
                     f"partial_fit needs a one-pass server; {type(self).__name__} "
                     "with these parameters needs every report at once: use fit."
                 )
             self._partial_state = _PartialFitState(
-                randomizer,
-                check_client_random_state(self.random_state),
-                self._server_aggregate(config),
+                randomizer, check_client_random_state(self.random_state), aggregate
             )
         state = self._partial_state
         reports = state.randomizer.randomize(X, y, random_state=state.noise)
@@ -328,7 +326,8 @@ class LDPEstimatorMixin:
         stream = as_report_stream(reports)
         expected = self._check_reports(_StreamHeader(stream))
         self._forget_records(stream.config.get("n_features"))
-        if self._server_aggregate(stream.config) is None:
+        aggregate = self._server_aggregate(stream.config)
+        if aggregate is None:
             # This server needs all reports at once: validate chunk by chunk,
             # keep the valid ones.
             chunks, tally = [], _RejectionTally()
@@ -339,7 +338,7 @@ class LDPEstimatorMixin:
                     chunks.append(valid)
             self.n_reports_rejected_ = tally.finish(stacklevel=4)
             return self._fit_from_reports(Reports.concatenate(chunks))
-        aggregate, tally = self._aggregate_stream(stream, expected, verbose)
+        aggregate, tally = self._aggregate_stream(stream, expected, aggregate, verbose)
         self.n_reports_rejected_ = tally.finish(stacklevel=4)
         self.__dict__.pop("_partial_state", None)  # a new fit forgets partial_fit
         return self._fit_from_aggregate(aggregate, stream.config, tally.n_valid)
@@ -351,8 +350,8 @@ class LDPEstimatorMixin:
             if hasattr(self, name):
                 delattr(self, name)
 
-    def _aggregate_stream(self, stream, expected, verbose):
-        """The one-pass server's aggregate of a stream, and its rejection tally."""
+    def _aggregate_stream(self, stream, expected, aggregate, verbose):
+        """``aggregate`` (empty) filled with a stream's valid reports, and the tally."""
         config = stream.config
         if stream.backend == "dask":
             from .io._dask import aggregate_on_dask
@@ -366,24 +365,16 @@ class LDPEstimatorMixin:
             )
             # Each partition numbered its valid reports from 0; in stream
             # order, shift them to their positions among all valid reports.
-            aggregate, tally = None, _RejectionTally()
+            tally = _RejectionTally()
             for _, part_aggregate, part_tally in sorted(results, key=lambda r: r[0]):
                 if tally.n_valid and hasattr(part_aggregate, "shift_positions"):
                     part_aggregate.shift_positions(tally.n_valid)
                 tally.merge(part_tally)
-                aggregate = (
-                    part_aggregate
-                    if aggregate is None
-                    else aggregate.merge(part_aggregate)
-                )
+                aggregate = aggregate.merge(part_aggregate)
             return aggregate, tally
-        aggregate, tally = self._server_aggregate(config), _RejectionTally()
+        tally = _RejectionTally()
         for chunk in _chunks(stream, verbose, type(self).__name__):
-            valid, kept, reasons = _valid_rows(expected, chunk)
-            start = tally.n_valid
-            tally.add(len(chunk), kept, reasons)
-            if len(kept):
-                aggregate.update(valid, start + np.arange(len(kept)))
+            _add_valid_rows(aggregate, tally, expected, chunk)
         return aggregate, tally
 
     def _server_aggregate(self, config):
@@ -437,11 +428,11 @@ class LDPEstimatorMixin:
     def _fit_from_reports(self, reports):
         self.__dict__.pop("_partial_state", None)  # a new fit forgets partial_fit
         config = reports.config
-        if self._server_aggregate(config) is None:
+        aggregate = self._server_aggregate(config)
+        if aggregate is None:
             self._set_privacy_attributes(config, len(reports))
             self._fit_server(reports, check_server_random_state(self.random_state))
             return self
-        aggregate = self._server_aggregate(config)
         aggregate.update(reports, np.arange(len(reports)))
         return self._fit_from_aggregate(aggregate, config, len(reports))
 
@@ -794,11 +785,17 @@ def _aggregate_partition(estimator, expected, config, numbered_part):
     chunk = part.load()
     check_chunk(chunk, config_fingerprint(config), config)
     aggregate, tally = estimator._server_aggregate(config), _RejectionTally()
+    _add_valid_rows(aggregate, tally, expected, chunk)
+    return index, aggregate, tally
+
+
+def _add_valid_rows(aggregate, tally, expected, chunk):
+    """Validate ``chunk``; add its valid reports at the next valid positions."""
     valid, kept, reasons = _valid_rows(expected, chunk)
+    start = tally.n_valid
     tally.add(len(chunk), kept, reasons)
     if len(kept):
-        aggregate.update(valid, np.arange(len(kept)))
-    return index, aggregate, tally
+        aggregate.update(valid, start + np.arange(len(kept)))
 
 
 def _restore_integer_fields(reports, support):
