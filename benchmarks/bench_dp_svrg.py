@@ -11,9 +11,9 @@ Two experiments. ``dp_svrg``: held-out accuracy on the shared populations
   (each user releases (x, y) with the Gaussian mechanism at the same
   (eps, delta); ``LogisticRegression`` on the noisy rows, label = sign of
   the noisy label) and debiased least squares on the same reports;
-- improved mode (library default): ``DPSVRGClassifier()`` (DP-SVRG,
-  ``alpha='auto'``: regularization and inner-loop length from public
-  quantities, 4 epochs, RDP accountant); variants ``DP-SVRG++`` and
+- improved mode (library default): ``DPSVRGClassifier()``
+  (``solver='auto'``: heavy-ball DP-GD whose steps, momentum and ridge
+  follow from public quantities, RDP accountant); variants ``DP-SVRG++`` and
   ``DP-GD RDP`` (``solver='gd'``, 100 steps);
 - paper mode: ``solver='gd', calibration='paper'``: DP-GD / DP-PGD with
   seed 004's closed-form zCDP noise (typo fixed). ``calibration='paper'``
@@ -27,7 +27,8 @@ Two experiments. ``dp_svrg``: held-out accuracy on the shared populations
 real-data populations ``breast_cancer`` and ``digits_binary``, eps in (0.1,
 0.5, 1, 2, 4, 8), n in (1e4, 1e5, 1e6), 3 seeds per cell, with the
 non-private ``LogisticRegression(C=1)`` and the majority predictor.
-``--only diffprivlib`` runs this experiment alone.
+``--only diffprivlib`` runs this experiment alone; ``--max-n 1e5`` limits
+it to the sizes up to 1e5 (the notes of the table say which ran).
 
 Seed 002's own experiment (optimality gap of DP-SVRG, DP-SVRG++ and DP-GD
 against the budget) is :mod:`benchmarks.papers.seed002_dp_svrg_gap`.
@@ -40,6 +41,7 @@ distributions.
     python -m benchmarks.bench_dp_svrg [--quick] [--only {dp_svrg,diffprivlib}]
 """
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -314,12 +316,18 @@ def side_by_side_notes(table, run):
         else f" diffprivlib was not run: no interpreter at `{DIFFPRIVLIB_PYTHON}` "
         "(see benchmarks/README.md)."
     )
+    sizes = ", ".join(f"{n:,}" for n in run.grid.sizes)
+    max_n = getattr(run.options, "max_n", None)
+    flag = f" --max-n {max_n:g}" if max_n is not None and not run.quick else ""
     return (
-        f"Populations: {descriptions}. Test accuracy on "
+        f"Sizes run: n = {sizes}"
+        + (f" (`--max-n {max_n:g}`: larger n not run)" if flag else "")
+        + f". Populations: {descriptions}. Test accuracy on "
         f"{run.grid.populations[0].n_test:,} held-out users; cells are mean ± "
         f"standard error over {run.grid.repeats} seeds (data and noise). "
         f"`{DEFAULT}`: `DPSVRGClassifier(epsilon, delta={DELTA:g}, "
-        "data_norm=1)`, every other parameter at its default (alpha = 'auto'), "
+        "data_norm=1)`, every other parameter at its default (solver = 'auto': "
+        "heavy-ball DP-GD with the public step/momentum/ridge rule), "
         "(epsilon, delta)-DP with delta = 1e-7 (replace-one). "
         f"`{DIFFPRIVLIB}`: diffprivlib 0.6's `LogisticRegression(epsilon, "
         "data_norm=1)` (objective perturbation, C = 1, lbfgs with "
@@ -332,8 +340,24 @@ def side_by_side_notes(table, run):
         "difference exceeds two standard errors, tie otherwise. "
         f"Count: {counts['ahead']} ahead, {counts['tie']} tie, "
         f"{counts['behind']} behind.{missing}\n\nCommand: `{run.command}"
-        + (" --only diffprivlib`." if not run.quick else "`.")
+        + (f" --only diffprivlib{flag}`." if not run.quick else "`.")
     )
+
+
+def up_to_max_n(experiment):
+    """The experiment on the sizes ``<= --max-n`` only (all of them by default)."""
+
+    def run_step(run):
+        max_n = getattr(run.options, "max_n", None)
+        if max_n is None or run.quick:
+            return experiment(run)
+        grid = experiment.full
+        sizes = tuple(n for n in grid.sizes if n <= max_n)
+        return dataclasses.replace(
+            experiment, full=dataclasses.replace(grid, sizes=sizes)
+        )(run)
+
+    return run_step
 
 
 def only(name, step):
@@ -357,6 +381,14 @@ SPEC = Benchmark(
         (
             "--only",
             dict(choices=("dp_svrg", "diffprivlib"), help="run one experiment"),
+        ),
+        (
+            "--max-n",
+            dict(
+                type=float,
+                default=None,
+                help="diffprivlib experiment: only the sizes up to this n",
+            ),
         ),
     ),
     steps=(
@@ -389,25 +421,27 @@ SPEC = Benchmark(
         ),
         only(
             "diffprivlib",
-            Experiment(
-                name="dp_svrg_diffprivlib",
-                title="DPSVRGClassifier against diffprivlib's LogisticRegression: "
-                "test accuracy",
-                methods=real_methods(DIFFPRIVLIB_EPSILONS),
-                evaluate=evaluate_any,
-                metrics=("accuracy",),
-                full=Grid(
-                    populations=REAL,
-                    sizes=(10_000, 100_000, 1_000_000),
-                    epsilons=DIFFPRIVLIB_EPSILONS,
-                    repeats=3,
-                ),
-                quick=Grid(
-                    populations=REAL, sizes=(5_000,), epsilons=(0.5, 4.0), repeats=3
-                ),
-                table=side_by_side,
-                notes=side_by_side_notes,
-                plot=Plot("test accuracy", keep=lambda r: r["method"] != MAJORITY),
+            up_to_max_n(
+                Experiment(
+                    name="dp_svrg_diffprivlib",
+                    title="DPSVRGClassifier against diffprivlib's LogisticRegression: "
+                    "test accuracy",
+                    methods=real_methods(DIFFPRIVLIB_EPSILONS),
+                    evaluate=evaluate_any,
+                    metrics=("accuracy",),
+                    full=Grid(
+                        populations=REAL,
+                        sizes=(10_000, 100_000, 1_000_000),
+                        epsilons=DIFFPRIVLIB_EPSILONS,
+                        repeats=3,
+                    ),
+                    quick=Grid(
+                        populations=REAL, sizes=(5_000,), epsilons=(0.5, 4.0), repeats=3
+                    ),
+                    table=side_by_side,
+                    notes=side_by_side_notes,
+                    plot=Plot("test accuracy", keep=lambda r: r["method"] != MAJORITY),
+                )
             ),
         ),
     ),

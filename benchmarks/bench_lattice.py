@@ -15,12 +15,14 @@ benchmark measures what that costs, for each mechanism at epsilon 0.5 to 8:
 - **time**: randomizing 1e6 users (the Gaussian record randomizer: 1e6 x 20
   features plus the target) with a seeded stream, and with the secure one,
   over the time of the continuous float mechanism written with numpy's legacy
-  ``RandomState`` (what the library did before), median of 3 interleaved runs.
+  ``RandomState`` (what the library did before), median of 5 interleaved runs
+  (continuous, seeded, secure in turn, so that the three see the same load).
 
 Run ``python -m benchmarks.bench_lattice [--quick]``.
 """
 
 import time
+from functools import partial
 
 import numpy as np
 
@@ -132,13 +134,19 @@ def _float_scalar(name, values, epsilon, rs):
     return np.stack([z, (rs.random_sample(v.shape) < prob).astype(float)], axis=-1)
 
 
-def _median_time(fn, repeats):
-    times = []
+def _seconds(fn):
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def _interleaved_medians(fns, repeats):
+    """Median wall time of each of ``fns``, run in turn ``repeats`` times (same load)."""
+    times = [[] for _ in fns]
     for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
+        for fn, spent in zip(fns, times, strict=True):
+            spent.append(_seconds(fn))
+    return [float(np.median(spent)) for spent in times]
 
 
 def speed_rows(n, repeats, epsilon=1.0):
@@ -173,9 +181,9 @@ def speed_rows(n, repeats, epsilon=1.0):
             )
         )
     for name, continuous, lattice in cases:
-        continuous_s = _median_time(continuous, repeats)
-        seeded_s = _median_time(lambda lattice=lattice: lattice(False), repeats)
-        secure_s = _median_time(lambda lattice=lattice: lattice(True), repeats)
+        continuous_s, seeded_s, secure_s = _interleaved_medians(
+            [continuous, partial(lattice, False), partial(lattice, True)], repeats
+        )
         rows.append(
             {
                 "mechanism": name,
@@ -193,7 +201,7 @@ def speed_rows(n, repeats, epsilon=1.0):
 
 def lattice_costs(run):
     epsilons = (1.0, 4.0) if run.quick else EPSILONS
-    n, repeats = (50_000, 1) if run.quick else (1_000_000, 3)
+    n, repeats = (50_000, 1) if run.quick else (1_000_000, 5)
     variance = variance_rows(epsilons)
     speed = speed_rows(n, repeats)
     variance_notes = (
@@ -212,7 +220,13 @@ def lattice_costs(run):
         "library before the lattice), the lattice mechanism with a seeded PCG64 "
         "stream (simulations) and with the operating system's CSPRNG "
         "(deployments). Median of "
-        f"{repeats} runs on a shared 2-core machine. Command: {run.command}"
+        f"{repeats} runs, the three interleaved, on a shared 2-core machine "
+        "(other jobs running: compare ratios, not seconds). Coins: the "
+        "rounding coins and Duchi's bit are 53-bit coins (uniform() < p, one "
+        "word; Duchi's accounting uses the 53-bit thresholds, coin_epsilon(..., "
+        "bits=53)); Bassily-Smith's bit and the piecewise window coin compare "
+        "one 64-bit word with ceil(p 2^64). Command: "
+        f"{run.command}"
     )
     return [
         Report(

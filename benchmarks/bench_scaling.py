@@ -10,7 +10,8 @@ counterpart's fit on the same users, the random-number floor (the time to
 draw, from the same seeded client noise source, every random word the
 simulated users consume), the tracemalloc peak of the private fit relative
 to the data, and the growth exponent of the fit time in n (slope of log time
-against log n). Medians of 3 runs; every fit on one thread (BLAS and OpenMP,
+against log n). ``--estimators A B``: measure only those estimators and keep the other rows
+of the saved table. Medians of 3 runs; every fit on one thread (BLAS and OpenMP,
 with threadpoolctl) so that private and non-private fits share the same
 conditions on a shared machine. Writes ``docs/benchmarks/scaling.md``.
 ``--quick``: n = 2e3, 6e3 and 2e4.
@@ -214,6 +215,10 @@ class _CountingSource(NoiseSource):
         self.count += values.size
         return values
 
+    def segments(self, size, count):
+        self.count += size * count  # every word of the runs handed out
+        return super().segments(size, count)
+
 
 def consumed_words(case, X, y, seed):
     """Random words the simulated users of ``case`` draw from their noise source."""
@@ -339,17 +344,56 @@ def summary(rows_by_case):
     return out
 
 
+def _saved_rows(path):
+    """The rows of the first table of a saved ``scaling.md`` (integers, floats, names)."""
+    if not path.exists():
+        return []
+    lines = [line for line in path.read_text().splitlines() if line.startswith("| ")]
+    if not lines:
+        return []
+    header = [cell.strip() for cell in lines[0].strip("|").split("|")]
+    rows = []
+    for line in lines[1:]:
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        if cells[0] == "estimator":  # the summary table's header: first table ends
+            break
+        if len(cells) != len(header) or set(cells[0]) <= {"-", " "}:
+            continue
+        row = {}
+        for key, cell in zip(header, cells, strict=True):
+            for kind in (int, float, str):  # as measure() wrote it
+                try:
+                    row[key] = kind(cell)
+                    break
+                except ValueError:
+                    continue
+        rows.append(row)
+    return rows
+
+
 def scaling(run):
     sizes = QUICK_SIZES if run.quick else SIZES
+    wanted = getattr(run.options, "estimators", None) or [case.name for case in CASES]
+    unknown = set(wanted) - {case.name for case in CASES}
+    if unknown:
+        raise SystemExit(f"Unknown estimators {sorted(unknown)}.")
+    saved = {}
+    if set(wanted) != {case.name for case in CASES}:
+        for row in _saved_rows(run.directory / "scaling.md"):
+            saved.setdefault(row["estimator"], []).append(row)
     rows, rows_by_case = [], []
     with threadpool_limits(limits=1):
         for case in CASES:
-            case_rows = []
-            for n in sizes:
-                case_rows.append(measure(case, n, run.seed))
-                print(case_rows[-1], flush=True)
-            rows.extend(case_rows)
-            rows_by_case.append(case_rows)
+            if case.name in wanted:
+                case_rows = []
+                for n in sizes:
+                    case_rows.append(measure(case, n, run.seed))
+                    print(case_rows[-1], flush=True)
+            else:
+                case_rows = saved.get(case.name, [])
+            if case_rows:
+                rows.extend(case_rows)
+                rows_by_case.append(case_rows)
     notes = (
         f"At n = {sizes[-1]:g} (growth exponent: slope of log fit time against "
         f"log n over n = {', '.join(f'{n:g}' for n in sizes)}; 1 is linear; "
@@ -374,7 +418,13 @@ def scaling(run):
         "its work is n times a growing number of features. "
         f"Medians of {REPEATS} runs, interleaved with the counterpart's, on one "
         "thread each (threadpoolctl: BLAS and OpenMP) on a shared 2-core machine: "
-        "compare ratios, not seconds. Command: " + run.command
+        "compare ratios, not seconds. Command: "
+        + run.command
+        + (
+            f" --estimators {' '.join(wanted)} (the other rows from the previous run)"
+            if saved
+            else ""
+        )
     )
     return [
         Report(
@@ -393,6 +443,17 @@ SPEC = Benchmark(
     description=__doc__.splitlines()[0],
     steps=(scaling,),
     ignore=(Warning,),
+    options=(
+        (
+            "--estimators",
+            {
+                "nargs": "+",
+                "metavar": "NAME",
+                "help": "measure only these estimators (e.g. SparseLDPRegressor); "
+                "the saved table keeps the other rows",
+            },
+        ),
+    ),
 )
 
 if __name__ == "__main__":

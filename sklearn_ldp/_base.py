@@ -61,7 +61,7 @@ from numbers import Integral, Real
 from types import SimpleNamespace
 
 import numpy as np
-from sklearn.base import _fit_context
+from sklearn.base import _fit_context, clone
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
@@ -357,8 +357,11 @@ class LDPEstimatorMixin:
             from .io._dask import aggregate_on_dask
 
             partitions = stream.partitions()
+            # Workers need the parameters only: an unfitted clone keeps the
+            # state of earlier fits (and the noise source of partial_fit)
+            # off the wire.
             results = aggregate_on_dask(
-                partial(_aggregate_partition, self, expected, config),
+                partial(_aggregate_partition, clone(self), expected, config),
                 list(enumerate(partitions)),
                 verbose=verbose,
                 desc=type(self).__name__,
@@ -518,7 +521,8 @@ class LDPClassifierMixin(LDPEstimatorMixin):
         """Add a batch of simulated users to the one-pass server, then refit it.
 
         As ``LDPRegressorMixin.partial_fit``; ``classes`` (the public label
-        set) is required on the first call and fixed afterwards.
+        set) is required on the first call (default after ``fit``: the
+        fitted ``classes_``) and fixed afterwards.
 
         Parameters
         ----------
@@ -534,6 +538,9 @@ class LDPClassifierMixin(LDPEstimatorMixin):
         X, y = validate_data(self, X, y, dtype=np.float64, reset=first_call)
         check_classification_targets(y)
         if first_call:
+            if classes is None and hasattr(self, "classes_"):
+                # scikit-learn's convention: after fit, the fitted label set.
+                classes = self.classes_
             classes = self._require_classes(classes)
         else:
             classes = self._partial_state.randomizer.get_config()["classes"]

@@ -75,7 +75,7 @@ USER_SPREAD_VARIANCE = 0.25
 #: table of gigabytes below 4.2e-6 and over a second to build below 1e-4.
 MECHANISM_MIN_EPSILON = {"piecewise": 1e-8, "bassily_smith": 1e-4}
 #: Epsilon at which a mechanism's 64-bit implementation saturates (duchi
-#: provides 36.7, piecewise 56.1, laplace 20.4 and starts its own design
+#: provides 36.0, piecewise 56.1, laplace 20.4 and starts its own design
 #: search at 64): a larger request is served at it, and the reports state
 #: the smaller epsilon provided.
 MECHANISM_MAX_EPSILON = {
@@ -503,7 +503,7 @@ class LocalBernsteinRegressor(
         naming the usable range (``'duchi'`` runs at every epsilon);
         ``'piecewise'``, ``'duchi'`` and ``'laplace'`` are served at
         epsilon 64 at most (their 64-bit implementations provide 56.1,
-        36.7 and 20.4 there).
+        36.0 and 20.4 there).
     loss : {'squared', 'absolute', 'huber'} or callable, default='squared'
         A callable is ``loss(W, X, y) -> ndarray (n_points, n_samples)`` for
         coefficient rows ``W`` (slopes, then the intercept) and clipped

@@ -258,13 +258,24 @@ class GLMLDPClassifier(
     Gram matrix) instead of running the fission oracle, whose two
     half-noise copies quadruple the variance of the same second moment.
 
-    Streaming: the server needs every report at once (report-only model
-    selection draws random folds, the degree is chosen on pilot users and
-    the polynomial-oracle solver revisits the reports with server-side
-    fission noise per report), so it is not one pass: ``fit_reports``
-    accepts a report stream (:func:`sklearn_ldp.read_reports`), validates it
-    chunk by chunk and keeps the valid reports in memory (one pass over the
-    stream); there is no ``partial_fit``.
+    Streaming: the server is one pass over the reports in the default
+    configuration: one joint report per user (``calibration='analytic'``),
+    an integer ``degree`` whose linear-label polynomials are of degree 1
+    (the default ``degree=1``, not with
+    ``approximation='smoothed_quantile'``) and ``solver='gd'``. It keeps,
+    per fold (the report at position ``p`` among the valid reports in fold
+    ``p mod 5``), the sums of ``[z, 1][z, 1]^T``, ``[z, 1] t^T`` and ``t
+    t^T`` (``t`` the noisy labels) and fits the model and the report-only
+    selection from them; ``fit_reports`` accepts a report stream
+    (:func:`sklearn_ldp.read_reports`) with memory bounded by the chunk size
+    (on Dask, per partition), and ``partial_fit`` adds batches. In the other
+    configurations this server needs all reports in memory: ``degree >= 2``
+    or ``'auto'``, ``solver='sigm'`` and ``'smoothed_quantile'`` run the
+    polynomial-oracle solver, which revisits the reports with server-side
+    fission noise drawn per report (and ``'auto'`` scores the degrees on the
+    reports), and ``calibration='paper'`` revisits the printed copies with
+    the product estimator. ``fit_reports`` then validates a stream chunk by
+    chunk and keeps the valid reports, and ``partial_fit`` raises.
 
     Parameters
     ----------
@@ -323,7 +334,9 @@ class GLMLDPClassifier(
     selection : {'cv'} or None, default='cv'
         Report-only model selection (``calibration='analytic'`` only; the
         paper mode runs the printed algorithm as is). The server splits the
-        *reports* into 5 folds and scores, on held-out reports, the model
+        *reports* into 5 folds (the report at position ``p`` in fold ``p
+        mod 5``; a random partition for the oracle solvers, see
+        Streaming) and scores, on held-out reports, the model
         (with the degree-1 default: on balls of 64, 16, 4 and 1 times
         ``coef_norm``, largest preferred), debiased ridge least squares on
         the same reports and the intercept-only model (the noisy class
@@ -489,17 +502,61 @@ class GLMLDPClassifier(
 
     # -- server -------------------------------------------------------------
 
-    def _fit_server(self, reports, rng):
-        config = reports.config
-        data_norm = float(config["data_norm"])
-        n_classes = len(config["classes"])
-        n_outputs = 1 if n_classes == 2 else n_classes
+    def _server_setup(self):
+        """``(loss, smoothing, interval, z_norm, radius)`` of the public parameters."""
         z_norm = np.sqrt(1.0 + self.fit_intercept)
         radius = float(self.coef_norm)
         interval = (-radius * z_norm, radius * z_norm)
         loss = _margin_loss(self.loss, self.derivative_lipschitz)
         check_convex_derivative(loss.margin_derivative, interval)
         smoothing = _resolve_smoothing(self.smoothing, self.approximation, loss)
+        return loss, smoothing, interval, z_norm, radius
+
+    def _moments_approximation(self, config):
+        """The degree-1 approximation when the server is a function of moments, else None.
+
+        One joint report per user (``calibration='analytic'``), a fixed
+        degree whose linear-label pair is of degree 1 (``degree=1``, not
+        ``'smoothed_quantile'``) and ``solver='gd'``.
+        """
+        if (
+            config.get("calibration") == "paper"
+            or self.degree == "auto"
+            or self.approximation == "smoothed_quantile"
+            or self.solver != "gd"
+        ):
+            return None
+        loss, smoothing, interval, _, _ = self._server_setup()
+        approx = _approximate(
+            loss, smoothing, self.degree, interval, self.approximation, protocol=False
+        )
+        return approx if self._solves_on_moments(approx.poly_coef) else None
+
+    def _server_aggregate(self, config):
+        if self._moments_approximation(config) is None:
+            return None  # the oracle revisits every report: in memory
+        return self._moments_aggregate(config)
+
+    def _fit_server_aggregate(self, aggregate, config, rng):
+        approx = self._moments_approximation(config)
+        _, smoothing, _, _, radius = self._server_setup()
+        W = self._fit_moments(
+            self._folded_moments(aggregate, config), approx.poly_coef, radius
+        )
+        self._set_coefficients(
+            W, aggregate.n_components, float(config["data_norm"]), aggregate.n_targets
+        )
+        self.degree_ = int(self.degree)
+        self.smoothing_ = smoothing
+        self.poly_coef_ = approx.poly_coef
+        self.approximation_error_ = approx.error
+
+    def _fit_server(self, reports, rng):
+        config = reports.config
+        data_norm = float(config["data_norm"])
+        n_classes = len(config["classes"])
+        n_outputs = 1 if n_classes == 2 else n_classes
+        loss, smoothing, interval, z_norm, radius = self._server_setup()
 
         x = reports["x"]
         if data_norm != 1.0:  # the default needs no scaled copy of every report

@@ -105,6 +105,15 @@ def _product_oracle(
     return oracle, coef
 
 
+def _linear_label_pair(coef):
+    """``(P2, P1)`` of a degree-1 ``P`` in the linear-label form ``m = P2(a) - y P1(a)``.
+
+    For ``P(t) = p0 + p1 t``, ``P(y a) y = p1 a + p0 y`` (``y^2 = 1``), so
+    ``P2 = p1 a`` and ``P1 = -p0`` (higher degrees: no such pair).
+    """
+    return np.array([0.0, coef[1]]), np.array([-coef[0], 0.0])
+
+
 # -- the estimator ------------------------------------------------------------
 
 
@@ -154,13 +163,22 @@ class HingeLDPClassifier(
     Gram matrix) instead of running the fission oracle, whose two
     half-noise copies quadruple the variance of the same second moment.
 
-    Streaming: the server needs every report at once (report-only model
-    selection draws random folds, the degree is chosen on pilot users and
-    the polynomial-oracle solver revisits the reports with server-side
-    fission noise per report), so it is not one pass: ``fit_reports``
-    accepts a report stream (:func:`sklearn_ldp.read_reports`), validates it
-    chunk by chunk and keeps the valid reports in memory (one pass over the
-    stream); there is no ``partial_fit``.
+    Streaming: the server is one pass over the reports in the default
+    configuration: one joint report per user (``calibration='analytic'``),
+    ``degree=1`` (the default) and ``solver='gd'``. It keeps, per fold (the
+    report at position ``p`` among the valid reports in fold ``p mod 5``),
+    the sums of ``[z, 1][z, 1]^T``, ``[z, 1] t^T`` and ``t t^T`` (``t`` the
+    noisy labels) and fits the model and the report-only selection from
+    them; ``fit_reports`` accepts a report stream
+    (:func:`sklearn_ldp.read_reports`) with memory bounded by the chunk size
+    (on Dask, per partition), and ``partial_fit`` adds batches. In the other
+    configurations this server needs all reports in memory: ``degree >= 2``
+    or ``'auto'`` and ``solver='sigm'`` run the polynomial-oracle solver,
+    which revisits the reports with server-side fission noise drawn per
+    report (and ``'auto'`` scores the degrees on the reports), and
+    ``calibration='paper'`` revisits the printed copies with the product
+    estimator. ``fit_reports`` then validates a stream chunk by chunk and
+    keeps the valid reports, and ``partial_fit`` raises.
 
     Parameters
     ----------
@@ -204,7 +222,9 @@ class HingeLDPClassifier(
     selection : {'cv'} or None, default='cv'
         Report-only model selection (``calibration='analytic'`` only; the
         paper mode runs the printed algorithm as is). The server splits the
-        *reports* into 5 folds and scores, on held-out reports, the model
+        *reports* into 5 folds (the report at position ``p`` in fold ``p
+        mod 5``; a random partition for the oracle solvers, see
+        Streaming) and scores, on held-out reports, the model
         (with the degree-1 default: on balls of 64, 16, 4 and 1 times
         ``coef_norm``, largest preferred), debiased ridge least squares on
         the same reports and the intercept-only model (the noisy class
@@ -353,13 +373,60 @@ class HingeLDPClassifier(
 
     # -- server -----------------------------------------------------------
 
-    def _fit_server(self, reports, rng):
-        config = reports.config
-        data_norm = float(config["data_norm"])
+    def _server_setup(self):
+        """``(loss, interval, z_norm, radius)`` of the public parameters."""
         z_norm = np.sqrt(1.0 + self.fit_intercept)
         radius = float(self.coef_norm)
         interval = (-radius * z_norm, radius * z_norm)
-        loss = SmoothedHingeLoss(self.smoothing)
+        return SmoothedHingeLoss(self.smoothing), interval, z_norm, radius
+
+    def _moments_polynomial(self, config):
+        """``P`` when the server is a function of moments (degree 1), else None.
+
+        One joint report per user (``calibration='analytic'``), ``degree=1``
+        and ``solver='gd'``.
+        """
+        if (
+            config.get("calibration") == "paper"
+            or self.degree != 1
+            or self.solver != "gd"
+        ):
+            return None
+        loss, interval, _, _ = self._server_setup()
+        coef = polynomial_approximation(
+            loss.margin_derivative, 1, interval, self.approximation
+        )
+        return coef if self._solves_on_moments(_linear_label_pair(coef)) else None
+
+    def _server_aggregate(self, config):
+        if self._moments_polynomial(config) is None:
+            return None  # the oracle revisits every report: in memory
+        return self._moments_aggregate(config)
+
+    def _fit_server_aggregate(self, aggregate, config, rng):
+        coef = self._moments_polynomial(config)
+        loss, interval, _, radius = self._server_setup()
+        W = self._fit_moments(
+            self._folded_moments(aggregate, config), _linear_label_pair(coef), radius
+        )
+        self._set_fitted(
+            W[:, 0], coef, 1, loss, interval, aggregate.n_components, config
+        )
+
+    def _set_fitted(self, w, coef, degree, loss, interval, n_features, config):
+        self.degree_ = int(degree)
+        self.poly_coef_ = coef
+        self.approximation_error_ = approximation_error(
+            loss.margin_derivative, coef, interval
+        )
+        data_norm = float(config["data_norm"])
+        self.coef_ = (w[:n_features] / data_norm)[None, :]
+        self.intercept_ = np.array([w[n_features] if self.fit_intercept else 0.0])
+
+    def _fit_server(self, reports, rng):
+        config = reports.config
+        data_norm = float(config["data_norm"])
+        loss, interval, z_norm, radius = self._server_setup()
         x = reports["x"]
         if data_norm != 1.0:  # the default needs no scaled copy of every report
             x = x / data_norm
@@ -415,12 +482,7 @@ class HingeLDPClassifier(
                 )
                 return w.reshape(-1, 1), n_iter
 
-            # P(y a) y z = P_even... in the linear-label form m = P2(a) - y P1(a):
-            # for P(t) = p0 + p1 t, P(y a) y = p1 a + p0 y (y^2 = 1), so
-            # P2 = p1 a and P1 = -p0 (higher degrees: no such pair).
-            poly_pair = None
-            if degree == 1:
-                poly_pair = (np.array([0.0, coef[1]]), np.array([-coef[0], 0.0]))
+            poly_pair = _linear_label_pair(coef) if degree == 1 else None
             W = self._fit_joint_reports(
                 x,
                 y[:, None],
@@ -432,13 +494,7 @@ class HingeLDPClassifier(
                 rng=rng,
             )
             w = W[:, 0]
-        self.degree_ = int(degree)
-        self.poly_coef_ = coef
-        self.approximation_error_ = approximation_error(
-            loss.margin_derivative, coef, interval
-        )
-        self.coef_ = (w[:n_features] / data_norm)[None, :]
-        self.intercept_ = np.array([w[n_features] if self.fit_intercept else 0.0])
+        self._set_fitted(w, coef, degree, loss, interval, n_features, config)
 
     # -- prediction ---------------------------------------------------------
 

@@ -13,6 +13,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._base import LDPEstimatorMixin
 from .aggregation import (
     AUTO_DEGREES,
+    N_FOLDS,
     Candidate,
     FoldedMoments,
     constant_model,
@@ -27,6 +28,7 @@ from .aggregation import (
     select_degree,
     signal_test,
 )
+from .aggregation._sufficient import FoldedGramSums
 from .optim import minimize_on_ball, minimize_quadratic_on_ball
 from .randomizers import GaussianCopiesRandomizer, GaussianRecordRandomizer
 
@@ -181,8 +183,9 @@ class MultinomialProbaMixin:
 
     def _proba(self, scores):
         if scores.ndim == 1:
-            positive = expit(scores)
-            return np.column_stack([1.0 - positive, positive])
+            # expit(-s), not 1 - expit(s): no cancellation to 0 for large s
+            # (consistent with predict_log_proba's log_expit(-s)).
+            return np.column_stack([expit(-scores), expit(scores)])
         return self._multiclass_proba(scores)
 
     def _multiclass_proba(self, scores):
@@ -249,26 +252,65 @@ class PolynomialOracleClassifierMixin:
             rng=rng,
         )
 
-    def _fit_joint_reports(
-        self, x, labels, *, sigma_x, sigma_t, poly_pair, radius, fit_on_rows, rng
-    ):
-        """``W`` (features then intercept, one column per output) from joint reports.
+    def _solves_on_moments(self, poly_pair):
+        """True when the server is a function of debiased moments only.
 
-        ``poly_pair`` is ``(P2, P1)`` of the linear-label form (None when the
-        multiplier is not of that form). A degree-1 pair with ``solver='gd'``
-        is solved exactly on debiased moments (``quadratic_margin_model``,
-        with a ridge at the noise scale of the Gram matrix); anything else
-        runs the oracle solver through ``fit_on_rows(rows) -> (W, n_iter)``
-        on the selected reports. With ``selection='cv'`` the result is chosen
-        from reports alone (:func:`select_linear_classifier`).
+        A degree-1 linear-label pair ``(P2, P1)`` with ``solver='gd'``: the
+        objective is then a quadratic in ``w`` (:func:`quadratic_margin_model`)
+        and the report-only selection needs the per-fold moments only.
         """
-        n_features = x.shape[1]
-        quadratic = (
+        return (
             self.solver == "gd"
             and poly_pair is not None
             and is_degree_one_linear_label(*poly_pair)
         )
-        iterations = []
+
+    def _moments_aggregate(self, config):
+        """The empty one-pass aggregate of joint reports of ``config``.
+
+        Per fold (the report at position ``p`` in fold ``p mod 5``) the Gram
+        matrix of the rows ``[x, 1, y]`` as sent: ``y`` a noisy +-1 label
+        (two classes) or a noisy one-hot vector.
+        """
+        n_classes = len(config["classes"])
+        return FoldedGramSums(
+            N_FOLDS, int(config["n_features"]), 1 if n_classes == 2 else n_classes
+        )
+
+    def _folded_moments(self, aggregate, config):
+        """:class:`~sklearn_ldp.aggregation.FoldedMoments` of the aggregate.
+
+        The features scaled to ``x / data_norm`` and, with several classes,
+        the one-vs-rest labels ``2 e_c - 1`` of the noisy one-hot entries
+        ``e_c`` (twice their noise), applied to the sums.
+        """
+        data_norm = float(config["data_norm"])
+        multiclass = aggregate.n_targets > 1
+        grams = aggregate.transformed_grams(
+            feature_scale=data_norm,
+            target_scale=2.0 if multiclass else 1.0,
+            target_shift=-1.0 if multiclass else 0.0,
+        )
+        return FoldedMoments.from_grams(
+            grams,
+            aggregate.counts,
+            n_outputs=aggregate.n_targets,
+            sigma_x=float(config["sigma_x"]) / data_norm,
+            sigma_t=float(config["sigma_y"]) * (2.0 if multiclass else 1.0),
+        )
+
+    def _fit_moments(self, folded, poly_pair, radius):
+        """``W`` (features then intercept, one column per output) from folded moments.
+
+        The degree-1 model solved exactly on the debiased moments
+        (:func:`quadratic_margin_model`, with a ridge at the noise scale of
+        the Gram matrix); with ``selection='cv'`` the model on balls of
+        ``RADIUS_FACTORS`` times the radius, least squares and the
+        intercept-only model compete on the folds
+        (:func:`select_linear_classifier_on_folds`).
+        """
+        n_features = folded.zz.shape[1] - 1
+        sigma_x = folded.sigma_x
 
         def on_moments(moments, radius=radius):
             # The debiased Gram matrix of n reports is off by about
@@ -284,6 +326,45 @@ class PolynomialOracleClassifierMixin:
                 fit_intercept=self.fit_intercept,
             )
 
+        if self.selection == "cv":  # cheap: the model on larger balls too
+            models = [
+                ("model", partial(on_moments, radius=r), {"coef_norm": float(r)})
+                for r in radius * np.asarray(RADIUS_FACTORS)[::-1]
+            ]
+            W, name, params, results = select_linear_classifier_on_folds(
+                folded,
+                models=models,
+                model_on_moments=True,
+                fit_intercept=self.fit_intercept,
+            )
+        else:
+            W = on_moments(folded.moments())
+            name, params, results = "model", {"coef_norm": float(radius)}, None
+        self.selected_model_, self.selected_params_ = name, params
+        self.cv_results_ = results
+        self.n_iter_ = 1
+        return W
+
+    def _fit_joint_reports(
+        self, x, labels, *, sigma_x, sigma_t, poly_pair, radius, fit_on_rows, rng
+    ):
+        """``W`` (features then intercept, one column per output) from joint reports.
+
+        ``poly_pair`` is ``(P2, P1)`` of the linear-label form (None when the
+        multiplier is not of that form). A degree-1 pair with ``solver='gd'``
+        is solved exactly on debiased moments (:meth:`_fit_moments`, the
+        report at position ``i`` in fold ``i mod 5``, as the one-pass
+        server); anything else runs the oracle solver through
+        ``fit_on_rows(rows) -> (W, n_iter)`` on the selected reports. With
+        ``selection='cv'`` the result is chosen from reports alone
+        (:func:`select_linear_classifier`, on a random partition drawn from
+        ``rng``).
+        """
+        if self._solves_on_moments(poly_pair):
+            folded = FoldedMoments(x, labels, sigma_x=sigma_x, sigma_t=sigma_t)
+            return self._fit_moments(folded, poly_pair, radius)
+        iterations = []
+
         def on_reports(train):
             W, n_iter = fit_on_rows(train[1])
             iterations.append(n_iter)
@@ -291,30 +372,21 @@ class PolynomialOracleClassifierMixin:
                 W = np.vstack([W, np.zeros((1, W.shape[1]))])
             return W
 
-        if quadratic:  # cheap: the model on larger balls too
-            models = [
-                ("model", partial(on_moments, radius=r), {"coef_norm": float(r)})
-                for r in radius * np.asarray(RADIUS_FACTORS)[::-1]
-            ]
-        else:
-            models = [("model", on_reports, {"coef_norm": float(radius)})]
+        params = {"coef_norm": float(radius)}
         if self.selection == "cv":
             W, name, params, results = select_linear_classifier(
                 x,
                 labels,
                 sigma_x=sigma_x,
                 sigma_t=sigma_t,
-                models=models,
-                model_on_moments=quadratic,
+                models=[("model", on_reports, params)],
+                model_on_moments=False,
                 fit_intercept=self.fit_intercept,
                 rng=rng,
             )
         else:
-            if quadratic:
-                W = on_moments(all_moments(x, labels, sigma_x, sigma_t))
-            else:
-                W = on_reports((None, np.ones(x.shape[0], dtype=bool)))
-            name, params, results = "model", {"coef_norm": float(radius)}, None
+            W = on_reports((None, np.ones(x.shape[0], dtype=bool)))
+            name, results = "model", None
         self.selected_model_, self.selected_params_ = name, params
         self.cv_results_ = results
         self.n_iter_ = int(iterations[-1]) if name == "model" and iterations else 1
@@ -447,7 +519,32 @@ def select_linear_classifier(
     folded = FoldedMoments(
         x, labels, sigma_x=sigma_x, sigma_t=sigma_t, random_state=generator
     )
-    n, d = x.shape
+    return select_linear_classifier_on_folds(
+        folded,
+        models=models,
+        model_on_moments=model_on_moments,
+        fit_intercept=fit_intercept,
+    )
+
+
+def select_linear_classifier_on_folds(
+    folded, *, models, model_on_moments, fit_intercept
+):
+    """:func:`select_linear_classifier` on given folds of the reports.
+
+    The one-pass servers' form: ``folded`` holds the per-fold sums
+    (:meth:`~sklearn_ldp.aggregation.FoldedMoments.from_grams` of a
+    streamed aggregate, the report at position ``i`` in fold ``i mod 5``);
+    the noise levels are its own. Candidates that need the reports
+    themselves (``model_on_moments=False``) need ``folded.fold_of``.
+
+    Returns
+    -------
+    W, name, params, cv_results
+        As :func:`select_linear_classifier`.
+    """
+    sigma_x, sigma_t = folded.sigma_x, folded.sigma_t
+    n, d = folded.n, folded.zz.shape[1] - 1
     candidates = [
         Candidate(name, fit, params, needs_rows=not model_on_moments)
         for name, fit, params in models
@@ -483,7 +580,7 @@ def select_linear_classifier(
         candidates,
         partial(
             scaled_margin_risk,
-            label_square=labels.shape[1],
+            label_square=folded.zt.shape[2],
             ridge=ridge,
         ),
     )
@@ -505,7 +602,6 @@ def all_moments(x, labels, sigma_x, sigma_t):
         sigma_x=sigma_x,
         sigma_t=sigma_t,
         n_folds=1,
-        random_state=np.random.default_rng(0),  # one fold: nothing is random
     )
     return folded.moments([0])
 

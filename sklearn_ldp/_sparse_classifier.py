@@ -8,28 +8,29 @@ high-dimensional coefficients by basis pursuit. The client is a
 :class:`~sklearn_ldp.randomizers.GaussianRecordRandomizer` whose feature map
 is a :class:`~sklearn_ldp.randomizers.RandomProjection` (the reports of
 ``SparseLDPRegressor``, with a label instead of a target); the projected
-model is ``GLMLDPClassifier``'s degree-1 solve on debiased moments
-(:func:`~sklearn_ldp._linear.quadratic_margin_model`, and the report-only
-selection of :class:`~sklearn_ldp._linear.PolynomialOracleClassifierMixin`);
-the recovery is :func:`~sklearn_ldp.aggregation.basis_pursuit`.
+model is ``GLMLDPClassifier``'s degree-1 model on debiased moments over
+an l1 ball instead of an l2 ball (:func:`l1_margin_model`), chosen from
+per-fold sums of the reports (:func:`select_radius`, one pass); the
+recovery is :func:`~sklearn_ldp.aggregation.basis_pursuit`.
 """
 
 from functools import partial
 from numbers import Integral, Real
+from types import SimpleNamespace
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._base import LDPClassifierMixin, ldp_tags
+from ._base import LDPClassifierMixin, _announced_n_users, ldp_tags
 from ._linear import (
     LinearClassifierOutputMixin,
     MultinomialProbaMixin,
     OneVsRestProbaMixin,
     PolynomialOracleClassifierMixin,
-    all_moments,
 )
 from .aggregation import (
+    N_FOLDS,
     Candidate,
     FoldedMoments,
     basis_pursuit,
@@ -42,6 +43,7 @@ from .aggregation import (
     scaled_margin_risk,
     select_candidate,
 )
+from .aggregation._sufficient import FoldedGramSums
 from .losses import get_loss
 from .optim import l1_constrained_least_squares
 from .randomizers import (
@@ -58,16 +60,26 @@ SPARSE_CLASSIFIER_LOSSES = ("logistic", "squared_hinge", "modified_huber")
 _PROJECTION_SEED_TAG = 0x5EEC
 #: The randomizer's name for each ``calibration`` of the estimator.
 _REPORT_CALIBRATION = {"improved": "analytic", "paper": "paper"}
-#: Level of the one-sided directional test of "no signal" (see _select_radius).
+#: Level of the one-sided directional test of "no signal" (see select_radius).
 SIGNAL_LEVEL = 0.1
 #: Smallest epsilon of ``calibration='paper'`` (see ``_build_randomizer``).
 PAPER_MIN_EPSILON = 1e-3
-#: l1 radii of ``C`` tried by ``selection='cv'``, times ``l1_radius``
-#: (largest first: the configured radius is preferred). Never larger: the
-#: projected risk estimates the risk of the recovered ``w`` only inside the
-#: set ``C`` the projection was drawn for (seed 000, Lemma 4); outside it the
-#: best projected model is the pseudo-inverse one, whose recovery is not sparse.
+#: l1 radii of ``C`` tried by ``selection='cv'`` after a random projection,
+#: times ``l1_radius`` (largest first: the configured radius is preferred).
+#: Never larger: the projected risk estimates the risk of the recovered
+#: ``w`` only inside the set ``C`` the projection was drawn for (seed 000,
+#: Lemma 4); outside it the best projected model is the pseudo-inverse one,
+#: whose recovery is not sparse.
 RADIUS_FACTORS = 4.0 ** -np.arange(4)
+#: The same without projection (``n_components`` reaches ``d``): nothing is
+#: recovered, so larger balls are allowed too, up to where the constraint
+#: stops binding and the model is the ridge solution.
+IDENTITY_RADIUS_FACTORS = 4.0 ** -np.arange(-2, 4)
+
+
+def _radius_factors(components):
+    """The radii (times ``l1_radius``) of ``selection='cv'``, largest first."""
+    return IDENTITY_RADIUS_FACTORS if components is None else RADIUS_FACTORS
 
 
 def auto_components(n_features, n_users, epsilon):
@@ -215,55 +227,62 @@ def recover_sparse(components, projected):
     return recovered
 
 
-def _select_radius(x, labels, sigma_x, sigma_t, models, fit_intercept, rng):
+def select_radius(folded, models, fit_intercept):
     """Report-only choice among the l1 radii and the intercept-only model.
 
     ALGORITHMS.md section 7 with the candidates of ``selection='cv'``: each
     model ``(name, fit(moments) -> W, params)`` and, with an intercept, the
-    noisy class frequencies, fitted on 4 of 5 folds of the reports and
-    scored on the fifth (:func:`~sklearn_ldp.aggregation.scaled_margin_risk`,
-    unbiased for the projected scorer ``[Phi w, b]``); the first candidate
-    within one paired standard error of the best
+    noisy class frequencies, fitted on 4 of 5 folds of the reports (the
+    report at position ``i`` in fold ``i mod 5``) and scored on the fifth
+    (:func:`~sklearn_ldp.aggregation.scaled_margin_risk`, unbiased for the
+    projected scorer ``[Phi w, b]``); the first candidate within one
+    paired standard error of the best
     (:func:`~sklearn_ldp.aggregation.select_candidate`) is refitted on all
-    reports. Of ``GLMLDPClassifier``'s two tests of "no signal" only the
-    directional one is used, along the l1 model's direction
-    (:func:`~sklearn_ldp.aggregation.directional_signal_test`, level
-    ``SIGNAL_LEVEL``): the chi-square test over all coordinates cannot see
-    a signal carried by a few of hundreds (it kept the intercept-only model,
-    50% accuracy, where the l1 model reaches 69%: 200 features, 10^5 users,
-    epsilon 4).
+    reports. Do no harm: the intercept-only model is chosen whenever the
+    one-sided directional test of "no signal" along the first model
+    (:func:`~sklearn_ldp.aggregation.directional_signal_test`) does not
+    reject at level ``SIGNAL_LEVEL``.
+
+    Why not ``GLMLDPClassifier``'s selection
+    (:func:`~sklearn_ldp._linear.select_linear_classifier`, which adds
+    debiased ridge least squares and tests "no signal" with a chi-square
+    test and the least-squares direction at level 0.05 each): measured on
+    three draws of ``sparse_logistic_200d`` (``d = 200``, 5 informative
+    features) at ``n = 10^5``, ``epsilon = 4``, it returned the
+    intercept-only model twice (p = 0.26 and 0.65) and, once, least
+    squares with the strongest penalty, whose unpenalized intercept
+    outweighs the shrunk ``w`` (accuracy 0.50, 0.50, 0.50), where the model
+    on the largest l1 ball reaches 0.69 on the second. Without projection the
+    largest ball (``16 l1_radius``) does not bind there (the solution's l1
+    norm is 110 for a radius of 320) and its model is the ridge solution,
+    the least-squares direction at the noise-scale penalty: least squares
+    is among the candidates in all but name.
+
+    Returns
+    -------
+    W, name, params, cv_results
+        As :func:`~sklearn_ldp._linear.select_linear_classifier`.
     """
-    generator = np.random.default_rng(rng.randint(np.iinfo(np.int32).max))
-    folded = FoldedMoments(
-        x, labels, sigma_x=sigma_x, sigma_t=sigma_t, random_state=generator
-    )
     candidates = [Candidate(name, fit, params) for name, fit, params in models]
     if fit_intercept:
         candidates.append(
             Candidate("constant", partial(constant_model, fit_intercept=True), {})
         )
-    ridge = 2.0 * sigma_x**2 * np.sqrt(x.shape[1] / x.shape[0])
+    d = folded.zz.shape[1] - 1
+    ridge = 2.0 * folded.sigma_x**2 * np.sqrt(d / max(folded.n, 1))
     scores = cross_validate(
         folded,
         candidates,
-        partial(scaled_margin_risk, label_square=labels.shape[1], ridge=ridge),
+        partial(scaled_margin_risk, label_square=folded.zt.shape[2], ridge=ridge),
     )
     chosen, results = select_candidate(scores, candidates)
-    # Do no harm: keep the intercept-only model unless the labels correlate
-    # with the features along the direction the l1 model (configured
-    # radius) fits on the other folds. The held-out risks alone do not
-    # protect: their standard error grows like (sigma_x ||w||)^2, and a
-    # direction fitted on noise that weights an informative feature by
-    # chance predicts worse than chance (benchmark: 0.40 at n = 1e4, eps =
-    # 0.5, d = 200).
     p_value = directional_signal_test(folded, models[0][1])
     if fit_intercept and p_value > SIGNAL_LEVEL:
         chosen = len(candidates) - 1
         results["selected"] = np.arange(len(candidates)) == chosen
     results["signal_p_value"] = p_value
     candidate = candidates[chosen]
-    everything = folded.moments(np.arange(folded.n_folds))
-    return candidate.fit(everything), candidate.name, candidate.params, results
+    return candidate.fit(folded.moments()), candidate.name, candidate.params, results
 
 
 class SparseLDPClassifier(
@@ -306,19 +325,17 @@ class SparseLDPClassifier(
       ``'improved'`` calibrates features and label jointly with the analytic
       Gaussian mechanism, adds the noise-scale ridge of ``GLMLDPClassifier``
       and (``selection='cv'``) chooses the radius among ``l1_radius *
-      4^-k`` (``k = 0..3``) and the intercept-only model from the reports
-      alone;
+      4^-k`` (``k = 0..3``; ``k = -2..3`` without projection) and the
+      intercept-only model from the reports alone (:func:`select_radius`);
     - line 7 (``w_priv = argmin ||w||_C`` subject to ``Phi w = w_bar``), with
       ``C`` the l1 ball: :func:`~sklearn_ldp.aggregation.basis_pursuit`, in
       both calibrations.
 
-    Streaming: the server needs every report at once (report-only model
-    selection draws random folds, the degree is chosen on pilot users and
-    the polynomial-oracle solver revisits the reports with server-side
-    fission noise per report), so it is not one pass: ``fit_reports``
-    accepts a report stream (:func:`sklearn_ldp.read_reports`), validates it
-    chunk by chunk and keeps the valid reports in memory (one pass over the
-    stream); there is no ``partial_fit``.
+    Streaming: the server is one pass over the reports (per fold, the sums
+    of ``[z, 1, t] [z, 1, t]^T``; the report at position ``i`` of the
+    stream is in fold ``i mod 5``); ``fit_reports`` accepts a report stream
+    (:func:`sklearn_ldp.read_reports`) with memory bounded by the chunk
+    size (``O(m^2)`` numbers per fold), and ``partial_fit`` adds batches.
 
     Parameters
     ----------
@@ -358,12 +375,13 @@ class SparseLDPClassifier(
     selection : {'cv'} or None, default='cv'
         Report-only model selection in the projected space
         (``calibration='improved'`` only): radii of 1, 1/4, 1/16 and 1/64
-        times ``l1_radius`` and the intercept-only model, scored on
-        held-out folds of the reports, with a directional test of "no
-        signal" (:func:`_select_radius`); never a radius above
-        ``l1_radius``, nor debiased least squares: the projected risk
-        stands for the risk of the recovered ``w`` only inside ``C``.
-        Post-processing, no privacy cost. None: the model at ``l1_radius``.
+        times ``l1_radius`` (and 16 and 4 times it first when nothing is
+        projected) and the intercept-only model, scored on held-out folds
+        of the reports, with a directional test of "no signal" along the
+        largest ball's model (:func:`select_radius`). After a projection
+        never a radius above ``l1_radius``: the projected risk stands for
+        the risk of the recovered ``w`` only inside ``C``. Post-processing,
+        no privacy cost. None: the model at ``l1_radius``.
     max_iter : int, default=1000
         FISTA iterations per fit.
     tol : float, default=1e-6
@@ -401,7 +419,8 @@ class SparseLDPClassifier(
     selected_model_ : {'model', 'constant'}
     selected_params_ : dict
     cv_results_ : dict or None
-        Per candidate (each radius, then ``'constant'``): ``candidate``,
+        Per candidate (each radius, largest first, then ``'constant'``):
+        ``candidate``,
         ``params``, ``mean_risk``, ``std_error``, ``split_risks``, ``rank``,
         ``selected``, and ``signal_p_value``; None without selection.
     privacy_epsilon_, privacy_delta_ : float
@@ -519,7 +538,7 @@ class SparseLDPClassifier(
             seed = public_seed(self.random_state, _PROJECTION_SEED_TAG)
         return self._build_randomizer(
             config.get("n_features"),
-            config.get("n_users", len(reports)),
+            _announced_n_users(reports),
             seed,
             self._require_classes(config.get("classes")),
         )
@@ -574,11 +593,44 @@ class SparseLDPClassifier(
 
     # -- server -------------------------------------------------------------
 
-    def _fit_server(self, reports, rng):
-        randomizer = self._expected_randomizer(reports)
-        config = reports.config
+    def _randomizer_from_config(self, config):
+        """The users' randomizer of reports with this public ``config``."""
+        return self._expected_randomizer(SimpleNamespace(config=config))
+
+    def _server_aggregate(self, config):
+        # Per fold (the report at stream position p in fold p mod 5), the
+        # Gram matrix of the rows [z, 1, t] as sent: every candidate and its
+        # held-out risk is a function of these sums.
+        randomizer = self._randomizer_from_config(config)
+        n_classes = len(config["classes"])
+        return FoldedGramSums(
+            N_FOLDS,
+            randomizer.feature_map.n_components,
+            1 if n_classes == 2 else n_classes,
+            chunk_size=randomizer.chunk_size,
+        )
+
+    def _fit_server_aggregate(self, aggregate, config, rng):
+        del rng  # the folds are positions: the server draws nothing
+        randomizer = self._randomizer_from_config(config)
         data_norm = float(config["data_norm"])
-        n_outputs = 1 if len(config["classes"]) == 2 else len(config["classes"])
+        n_outputs = aggregate.n_targets
+        multiclass = n_outputs > 1
+        # Line 5, on the projected reports in units of data_norm; several
+        # classes: the one-vs-rest labels 2 e_c - 1 of the noisy one-hot
+        # entries (twice their noise), applied to the sums.
+        sigma_x = randomizer.sigma_x / data_norm
+        folded = FoldedMoments.from_grams(
+            aggregate.transformed_grams(
+                feature_scale=data_norm,
+                target_scale=2.0 if multiclass else 1.0,
+                target_shift=-1.0 if multiclass else 0.0,
+            ),
+            aggregate.counts,
+            n_outputs=n_outputs,
+            sigma_x=sigma_x,
+            sigma_t=randomizer.sigma_y * (2.0 if multiclass else 1.0),
+        )
         z_norm = np.sqrt(1.0 + self.fit_intercept)
         # ||Phi w|| is about ||w||_2 <= ||w||_1: the margins of Phi C stay
         # in [-r, r] with r = l1_radius ||[z, 1]||.
@@ -586,16 +638,7 @@ class SparseLDPClassifier(
         loss = get_loss(self.loss)
         coef2, coef1 = degree_one_pair(loss, interval)
         components = randomizer.feature_map.components_
-
-        # Line 5, on the projected reports in units of data_norm.
-        x = reports["x"]
-        if data_norm != 1.0:  # the default needs no scaled copy of every report
-            x = x / data_norm
-        y = np.asarray(reports["y"], dtype=float)
-        labels = y[:, None] if n_outputs == 1 else 2.0 * y - 1.0
-        sigma_x = randomizer.sigma_x / data_norm
-        # One-vs-rest labels 2 e_c - 1 double the one-hot noise.
-        sigma_t = randomizer.sigma_y * (1.0 if n_outputs == 1 else 2.0)
+        m = aggregate.n_components
         fit = partial(
             l1_margin_model,
             coef2=coef2,
@@ -607,36 +650,31 @@ class SparseLDPClassifier(
             iterations=(iterations := []),
         )
         if self.calibration == "paper":
-            W = fit(
-                all_moments(x, labels, sigma_x, sigma_t),
-                radius=self.l1_radius,
-                ridge=0.0,
-            )
+            W = fit(folded.moments(), radius=self.l1_radius, ridge=0.0)
             name, params, results = "model", {"l1_radius": self.l1_radius}, None
         else:
             # The debiased covariance of n reports is off by about
             # sigma_x^2 sqrt(m / n) in operator norm: a ridge at that scale
             # (times the loss's slope), as GLMLDPClassifier's.
-            m = x.shape[1]
-            ridge = coef2[1] * 2.0 * sigma_x**2 * np.sqrt(m / x.shape[0])
+            ridge = coef2[1] * 2.0 * sigma_x**2 * np.sqrt(m / max(folded.n, 1))
             models = [
                 ("model", partial(fit, radius=r, ridge=ridge), {"l1_radius": float(r)})
-                for r in self.l1_radius * RADIUS_FACTORS
+                for r in self.l1_radius * _radius_factors(components)
             ]
             if self.selection == "cv":
-                W, name, params, results = _select_radius(
-                    x, labels, sigma_x, sigma_t, models, self.fit_intercept, rng
+                W, name, params, results = select_radius(
+                    folded, models, self.fit_intercept
                 )
             else:
-                W = models[0][1](all_moments(x, labels, sigma_x, sigma_t))
-                name, params, results = "model", models[0][2], None
+                W = fit(folded.moments(), radius=self.l1_radius, ridge=ridge)
+                name, params = "model", {"l1_radius": float(self.l1_radius)}
+                results = None
         self.selected_model_, self.selected_params_ = name, params
         self.cv_results_ = results
         # FISTA iterations of the final fit (the last call), 1 for the constant.
         self.n_iter_ = max(iterations[-n_outputs:]) if name == "model" else 1
-        m = x.shape[1]
         projected = W[:m]
-        # Line 7: basis pursuit, per output.
+        # Line 7: basis pursuit, per output (the constant's zero columns stay 0).
         recovered = recover_sparse(components, projected)
         self.coef_ = recovered.T / data_norm
         self.projected_coef_ = projected.T / data_norm

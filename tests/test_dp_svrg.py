@@ -347,11 +347,13 @@ def test_fitted_svrg_budget_rechecked_by_dp_accounting(solver):
     assert len(clf.epoch_lengths_) == clf.n_epochs_
 
 
-@pytest.mark.parametrize("calibration", ["rdp", "paper"])
-def test_fitted_gd_budget_rechecked_by_dp_accounting(calibration):
+@pytest.mark.parametrize(
+    "solver, calibration", [("gd", "rdp"), ("gd", "paper"), ("auto", "rdp")]
+)
+def test_fitted_gd_budget_rechecked_by_dp_accounting(solver, calibration):
     X, y = scaled_problem(n=500)
     clf = DPSVRGClassifier(
-        epsilon=1.0, solver="gd", calibration=calibration, random_state=0
+        epsilon=1.0, solver=solver, calibration=calibration, random_state=0
     ).fit(X, y)
     event = dpa.SelfComposedDpEvent(
         dpa.GaussianDpEvent(clf.noise_multiplier_), clf.n_epochs_
@@ -373,7 +375,9 @@ def test_noise_scales_are_wired_to_the_sensitivities(monkeypatch):
 
     monkeypatch.setattr(dp_svrg_module, "dp_svrg", spy)
     X, y = scaled_problem(n=300, norm=10.0)
-    clf = DPSVRGClassifier(data_norm=1.5, intercept_scaling=2.0, random_state=0)
+    clf = DPSVRGClassifier(
+        data_norm=1.5, intercept_scaling=2.0, solver="svrg", random_state=0
+    )
     clf.fit(X, y)
     R = np.hypot(1.5, 2.0)
     assert clf.gradient_bound_ == pytest.approx(R)  # logistic: |l'| <= 1
@@ -389,6 +393,30 @@ def test_noise_scales_are_wired_to_the_sensitivities(monkeypatch):
     np.testing.assert_array_equal(rows[:, -1], 2.0)
     assert np.linalg.norm(rows[:, :-1], axis=1).max() <= 1.5 * (1 + 1e-12)
     assert captured["sampling_rate"] == clf.sampling_rate_
+
+
+def test_auto_solver_noise_is_wired_to_the_sensitivity(monkeypatch):
+    # solver='auto' hands dp_gd the calibrated multiplier times 2G/n, the
+    # schedule's steps and momentum, and the clipped rows.
+    captured = {}
+
+    def spy(*args, **kwargs):
+        captured.update(kwargs, rows=args[0])
+        return kwargs["W0"]
+
+    monkeypatch.setattr(dp_svrg_module, "dp_gd", spy)
+    X, y = scaled_problem(n=300, norm=10.0)
+    clf = DPSVRGClassifier(data_norm=1.5, intercept_scaling=2.0, random_state=0)
+    clf.fit(X, y)
+    assert captured["noise_std"] == pytest.approx(
+        clf.noise_multiplier_ * 2 * clf.gradient_bound_ / 300
+    )
+    assert captured["n_steps"] == clf.n_epochs_
+    assert captured["momentum"] == clf.momentum_ > 0
+    assert captured["output"] == "tail"
+    rows = captured["rows"]
+    np.testing.assert_array_equal(rows[:, -1], 2.0)
+    assert np.linalg.norm(rows[:, :-1], axis=1).max() <= 1.5 * (1 + 1e-12)
 
 
 def _canary_statistics(clf, X, class_indices, n_runs, rng):
@@ -560,7 +588,7 @@ def test_bad_data():
         DPSVRGClassifier().fit(np.ones((5, 2)), np.linspace(0, 1, 5))
 
 
-@pytest.mark.parametrize("solver", ["gd", "svrg"])
+@pytest.mark.parametrize("solver", ["gd", "svrg", "auto"])
 def test_learning_rate_is_used_and_validated(solver):
     rng = np.random.RandomState([3, 1])
     X = rng.uniform(-1, 1, size=(2000, 3)) / np.sqrt(3)
@@ -632,7 +660,8 @@ def test_auto_schedule_is_monotone_in_n_and_epsilon():
     assert _schedule(10_000, 1.0, delta=1e-9).alpha > _schedule(10_000, 1.0).alpha
 
 
-def test_auto_schedule_does_not_depend_on_the_data():
+@pytest.mark.parametrize("solver", ["svrg", "auto"])
+def test_auto_schedule_does_not_depend_on_the_data(solver):
     # Same public quantities (n, d, classes, eps, delta, data_norm), unrelated
     # data: the same alpha, epochs, steps and calibrated noise. Only the
     # released weights differ.
@@ -640,13 +669,16 @@ def test_auto_schedule_does_not_depend_on_the_data():
     other = np.random.RandomState(7).standard_normal(X.shape) * 5.0
     labels = np.random.RandomState(8).randint(2, size=len(y))
     fits = [
-        DPSVRGClassifier(epsilon=2.0, delta=1e-7, random_state=0).fit(A, b)
+        DPSVRGClassifier(epsilon=2.0, delta=1e-7, solver=solver, random_state=0).fit(
+            A, b
+        )
         for A, b in ((X, y), (other, labels), (X[::-1], y[::-1]))
     ]
     for name in (
         "alpha_",
         "n_epochs_",
         "learning_rate_",
+        "momentum_",
         "noise_multiplier_",
         "sampling_rate_",
         "epsilon_spent_",
@@ -657,7 +689,23 @@ def test_auto_schedule_does_not_depend_on_the_data():
         np.testing.assert_array_equal(clf.epoch_lengths_, fits[0].epoch_lengths_)
     assert not np.allclose(fits[0].coef_, fits[1].coef_)
     # ... and equals the rule evaluated on the public quantities alone.
-    from sklearn_ldp.accounting._dp_svrg import auto_svrg_schedule
+    from sklearn_ldp.accounting._dp_svrg import auto_gd_schedule, auto_svrg_schedule
+
+    if solver == "auto":
+        schedule = auto_gd_schedule(
+            3000,
+            X.shape[1] + 1,
+            2.0,
+            1e-7,
+            gradient_bound=fits[0].gradient_bound_,
+            data_norm=1.0,
+            smoothness=0.25 * (1.0 + 1.0),
+        )
+        assert fits[0].alpha_ == schedule.alpha
+        assert fits[0].n_epochs_ == schedule.n_steps
+        assert fits[0].momentum_ == schedule.momentum
+        assert fits[0].learning_rate_ == pytest.approx(schedule.step, rel=1e-12)
+        return
 
     schedule = auto_svrg_schedule(
         3000,
@@ -678,7 +726,9 @@ def test_auto_schedule_keeps_the_guarantee():
     # the accountant calibrates that run: dp_accounting re-checks it.
     X, y = scaled_problem(n=5000, norm=1.0, seed=1)
     for epsilon in (0.3, 8.0):
-        clf = DPSVRGClassifier(epsilon=epsilon, delta=1e-7, random_state=0).fit(X, y)
+        clf = DPSVRGClassifier(
+            epsilon=epsilon, delta=1e-7, solver="svrg", random_state=0
+        ).fit(X, y)
         event = dpa.ComposedDpEvent(
             [
                 dpa.SelfComposedDpEvent(
@@ -696,16 +746,19 @@ def test_auto_schedule_keeps_the_guarantee():
 
 def test_explicit_values_override_the_rule():
     X, y = scaled_problem(n=2000, norm=1.0)
-    clf = DPSVRGClassifier(alpha=1e-3, n_epochs=3, inner_steps=7, random_state=0).fit(
-        X, y
-    )
+    svrg = dict(solver="svrg", random_state=0)
+    clf = DPSVRGClassifier(alpha=1e-3, n_epochs=3, inner_steps=7, **svrg).fit(X, y)
     assert clf.alpha_ == 1e-3 and clf.epoch_lengths_.tolist() == [7, 7, 7]
     # A numeric alpha keeps the former defaults: 10 one-pass epochs.
-    clf = DPSVRGClassifier(alpha=1e-3, random_state=0).fit(X, y)
+    clf = DPSVRGClassifier(alpha=1e-3, **svrg).fit(X, y)
     assert clf.epoch_lengths_.tolist() == [8] * 10
     # alpha='auto' with explicit epochs keeps the rule's inner loop.
-    auto = DPSVRGClassifier(n_epochs=2, random_state=0).fit(X, y)
+    auto = DPSVRGClassifier(n_epochs=2, **svrg).fit(X, y)
     assert len(auto.epoch_lengths_) == 2 and auto.alpha_ > 0
+    # solver='auto': explicit steps and alpha override its rule.
+    auto = DPSVRGClassifier(alpha=1e-3, n_epochs=7, random_state=0).fit(X, y)
+    assert auto.alpha_ == 1e-3 and auto.n_epochs_ == 7
+    assert auto.epoch_lengths_.tolist() == [7] and 0 < auto.momentum_ < 1
 
 
 def test_auto_schedule_converges_at_its_own_alpha():
@@ -714,7 +767,7 @@ def test_auto_schedule_converges_at_its_own_alpha():
     # alpha_ (scikit-learn's LogisticRegression with C = 1 / (n alpha_)):
     # the iteration count does not cap accuracy.
     X, y = scaled_problem(n=2000, norm=1.0, seed=2)
-    clf = DPSVRGClassifier(epsilon=1e12, random_state=0).fit(X, y)
+    clf = DPSVRGClassifier(epsilon=1e12, solver="svrg", random_state=0).fit(X, y)
     reference = LogisticRegression(
         C=1.0 / (len(y) * clf.alpha_), tol=1e-12, max_iter=10_000
     ).fit(X, y)
@@ -724,3 +777,130 @@ def test_auto_schedule_converges_at_its_own_alpha():
     np.testing.assert_allclose(
         clf.predict_proba(X), reference.predict_proba(X), atol=1e-2
     )
+
+
+# ------------------------------------ solver='auto': noisy heavy-ball DP-GD
+
+
+def _gd_schedule(n, epsilon, n_weights=31, delta=1e-7, **kwargs):
+    from sklearn_ldp.accounting._dp_svrg import auto_gd_schedule
+
+    params = dict(gradient_bound=np.sqrt(2), data_norm=1.0, smoothness=0.5)
+    params.update(kwargs)
+    return auto_gd_schedule(n, n_weights, epsilon, delta, **params)
+
+
+def test_auto_gd_schedule_is_the_stated_formula():
+    # H = 1 / (0.06 sqrt(p) sigma_1 data_norm), sigma_1 = 2 G / (n sqrt(2 rho));
+    # T = ceil(8 sqrt(H L)); beta = (1 - sqrt(eta / H))^2; alpha = 0.1 / H.
+    n, eps, delta, p, G, L = 10_000, 2.0, 1e-7, 31, np.sqrt(2), 0.5
+    log_inv = np.log(1 / delta)
+    rho = (np.sqrt(log_inv + eps) - np.sqrt(log_inv)) ** 2
+    horizon = 1 / (0.06 * np.sqrt(p) * 2 * G / (n * np.sqrt(2 * rho)))
+    schedule = _gd_schedule(n, eps, p, delta)
+    assert not schedule.capped
+    assert schedule.horizon == pytest.approx(horizon, rel=1e-9)
+    assert schedule.n_steps == int(np.ceil(8 * np.sqrt(horizon * L)))
+    assert schedule.alpha == pytest.approx(0.1 / horizon, rel=1e-9)
+    step = 1 / (L + schedule.alpha)
+    assert schedule.step == pytest.approx(step, rel=1e-12)
+    assert schedule.momentum == pytest.approx((1 - np.sqrt(step / horizon)) ** 2)
+    # The compute cap: n p T <= 4e9; with fewer than 4 steps per sqrt(H/eta)
+    # left, the horizon is what the capped run resolves.
+    big = _gd_schedule(10**6, 8.0, p, delta)
+    assert big.capped and big.n_steps == int(4e9 // (10**6 * p))
+    assert big.horizon == pytest.approx((big.n_steps / 4) ** 2 / L)
+    # Capped with at least 4 steps per sqrt(H/eta): the balance horizon stays.
+    mid = _gd_schedule(100_000, 4.0, p, delta)
+    balance = _gd_schedule(100_000, 4.0, p, delta, max_work=1e15)
+    assert mid.capped and mid.n_steps == int(4e9 // (10**5 * p))
+    assert mid.horizon == pytest.approx(balance.horizon)
+
+
+def test_auto_gd_schedule_is_monotone_in_n_and_epsilon():
+    sizes = [1_000, 10_000, 100_000, 1_000_000]
+    epsilons = [0.05, 0.1, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0]
+    table = [[_gd_schedule(n, e, max_work=1e15) for e in epsilons] for n in sizes]
+    horizon = np.array([[s.horizon for s in row] for row in table])
+    steps = np.array([[s.n_steps for s in row] for row in table])
+    momentum = np.array([[s.momentum for s in row] for row in table])
+    # The implicit ridge 1/H weakens with n and epsilon (H proportional to n).
+    assert np.all(np.diff(horizon, axis=0) > 0) and np.all(np.diff(horizon, axis=1) > 0)
+    scaled = horizon / np.array(sizes)[:, None]
+    np.testing.assert_allclose(scaled, np.broadcast_to(scaled[0], scaled.shape))
+    assert np.all(np.diff(steps, axis=0) >= 0) and np.all(np.diff(steps, axis=1) >= 0)
+    assert np.all((momentum >= 0) & (momentum < 1))
+    # More weights or a smaller delta: noisier releases, a shorter horizon.
+    assert (
+        _gd_schedule(10_000, 1.0, 100).horizon < _gd_schedule(10_000, 1.0, 10).horizon
+    )
+    assert (
+        _gd_schedule(10_000, 1.0, delta=1e-9).horizon
+        < _gd_schedule(10_000, 1.0).horizon
+    )
+
+
+def test_heavy_ball_is_post_processing_of_the_same_releases():
+    # momentum only recombines the released gradients: with the noise
+    # stream fixed, beta = 0 is plain DP-GD, and the releases (the
+    # gradient evaluated at each iterate plus the same noise) are the
+    # only data-dependent quantities.
+    X, y = scaled_problem(n=300, norm=1.0)
+    rows = np.hstack([X, np.ones((len(y), 1))])
+    loss = get_loss("logistic")
+    targets = loss.encode(y, 2)
+    common = dict(
+        W0=np.zeros((5, 1)),
+        step=2.0,
+        alpha=1e-3,
+        l1_ratio=0.0,
+        penalized=np.array([True] * 4 + [False]),
+        n_steps=50,
+        noise_std=0.0,
+        output="last",
+    )
+    plain = dp_gd(rows, targets, loss, rng=np.random.RandomState(0), **common)
+    zero = dp_gd(
+        rows, targets, loss, rng=np.random.RandomState(0), momentum=0.0, **common
+    )
+    np.testing.assert_array_equal(plain, zero)
+    # Without noise, momentum reaches the ridge optimum faster than GD.
+    reference = LogisticRegression(C=1 / (300 * 1e-3), tol=1e-12).fit(X, y)
+    optimum = np.append(reference.coef_.ravel(), reference.intercept_)
+    fast = dp_gd(
+        rows, targets, loss, rng=np.random.RandomState(0), momentum=0.8, **common
+    )
+    assert np.linalg.norm(fast.ravel() - optimum) < 0.5 * np.linalg.norm(
+        plain.ravel() - optimum
+    )
+
+
+def test_auto_solver_is_at_least_as_accurate_as_the_old_default():
+    # Held-out accuracy of solver='auto' (the default) against the former
+    # default (solver='svrg', its own alpha='auto' rule) on the same draws,
+    # averaged over seeds. The tolerance is three standard errors of the
+    # difference of two accuracies measured on n_test * n_seeds test points
+    # (variance at most 1/4 each).
+    n, n_test, seeds = 4000, 2000, 3
+    new, old = [], []
+    for seed in range(seeds):
+        X, y = make_classification(
+            n_samples=n + n_test,
+            n_features=10,
+            n_informative=6,
+            flip_y=0.02,
+            random_state=seed,
+        )
+        X = X / np.linalg.norm(X, axis=1).max()
+        X_train, y_train, X_test, y_test = X[:n], y[:n], X[n:], y[n:]
+        for solver, out in (("auto", new), ("svrg", old)):
+            clf = DPSVRGClassifier(
+                epsilon=1.0,
+                delta=1e-7,
+                solver=solver,
+                classes=[0, 1],
+                random_state=seed,
+            )
+            out.append(clf.fit(X_train, y_train).score(X_test, y_test))
+    tolerance = 3 * np.sqrt(2 * 0.25 / (n_test * seeds))
+    assert np.mean(new) >= np.mean(old) - tolerance, (new, old)

@@ -130,3 +130,35 @@ def test_extreme_epsilon_gives_finite_estimates(epsilon, mechanism):
         assert np.all(np.abs(est.frequencies_ - truth) <= 5 * sd + 1e-9)
         if est.mechanism_ in ("randomized_response", "subset_selection"):
             np.testing.assert_allclose(est.frequencies_, truth, atol=1e-9)
+
+
+def test_simplex_projection_beats_clip_and_renormalize_where_cells_are_within_noise():
+    # The default post-processing. On a Zipf population over 128 cells at
+    # n = 1e4, eps = 1 (subset selection; per-cell noise sd ~ 0.019 against
+    # frequencies of 0.0015 to 0.2), clipping negatives and renormalizing
+    # (multi-freq-ldpy's rule) keeps every positive noise spike and only
+    # rescales; the Euclidean projection subtracts one threshold from all.
+    # Measured over 100 seeds: clip-and-renormalize's MSE is 1.66 +- 0.02
+    # times the projection's (paired). Over 20 seeds the ratio of means has
+    # a relative sd of about 0.04, so 1.3 is more than 8 sd below it.
+    from sklearn_ldp.aggregation import project_simplex
+
+    n, k, epsilon = 10_000, 128, 1.0
+    weights = np.arange(1, k + 1, dtype=float) ** -1.1
+    projected, clipped = [], []
+    for seed in range(20):
+        rng = np.random.RandomState(seed)
+        values = rng.choice(k, size=n, p=weights / weights.sum())
+        truth = np.bincount(values, minlength=k) / n
+        est = FrequencyLDP(
+            epsilon=epsilon, categories=k, unknown="error", postprocess="none",
+            random_state=seed,
+        ).fit(values[:, None].astype(float))
+        assert est.mechanism_ == "subset_selection"
+        kept = np.clip(est.frequencies_, 0.0, None)
+        projected.append(np.mean((project_simplex(est.frequencies_) - truth) ** 2))
+        clipped.append(np.mean((kept / kept.sum() - truth) ** 2))
+    assert np.mean(clipped) / np.mean(projected) > 1.3
+    default = FrequencyLDP(epsilon=epsilon, categories=k, unknown="error", random_state=seed)
+    default.fit(values[:, None].astype(float))
+    np.testing.assert_allclose(default.frequencies_, project_simplex(est.frequencies_))

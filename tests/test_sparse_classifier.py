@@ -245,3 +245,108 @@ def test_other_margin_losses(loss):
     assert not hasattr(clf, "predict_proba")  # probabilities: logistic only
     majority = max(y.mean(), 1 - y.mean())
     assert clf.score(X, y) > majority + 10 * 0.5 / np.sqrt(len(y))
+
+
+# -- issue 20: the default against the trivial predictor and least squares --
+
+
+def test_pure_noise_labels_give_the_majority_class():
+    # Labels independent of the features: the directional test of "no
+    # signal" (level 0.1) keeps a fitted direction in about 1 draw of 10,
+    # so of 10 independent draws at least 7 must predict the majority
+    # class everywhere (P[fewer than 7 | 0.1 per draw] = 0.013).
+    n, d = 20_000, 30
+    constant = 0
+    for seed in range(10):
+        rng = np.random.RandomState(100 + seed)
+        X = rng.standard_normal((n, d)) / (2.0 * np.sqrt(d))
+        y = (rng.uniform(size=n) < 0.7).astype(int)  # majority class 1
+        clf = SparseLDPClassifier(epsilon=2.0, l1_radius=5.0, random_state=seed)
+        clf.fit(X, y)
+        if clf.selected_model_ == "constant":
+            constant += 1
+            # The noisy class frequencies have standard error sigma_y /
+            # sqrt(n) (about 0.02 here) against 2 * 0.7 - 1 = 0.4: class 1.
+            assert np.all(clf.predict(X[:500]) == 1)
+            assert clf.cv_results_["signal_p_value"] > 0.1
+    assert constant >= 7
+
+
+def _debiased_least_squares_accuracy(clf, reports, X_test, y_test):
+    """Accuracy of debiased ridge least squares on the same (projected) reports.
+
+    The baseline of the benchmark: the debiased Gram matrix of ``[z, 1]``,
+    PSD-projected, with the ridge ``2 sigma^2 sqrt(m / n)``; ``w_bar`` acts
+    on ``Phi x``.
+    """
+    z = reports["x"]
+    t = np.asarray(reports["y"], dtype=float)
+    n, m = z.shape
+    rows = np.hstack([z, np.ones((n, 1))])
+    gram = rows.T @ rows / n
+    sigma2 = clf.noise_scale_**2
+    gram[np.arange(m), np.arange(m)] -= sigma2
+    values, vectors = np.linalg.eigh(gram)
+    gram = (vectors * np.clip(values, 0.0, None)) @ vectors.T
+    ridge = 2.0 * sigma2 * np.sqrt(m / n)
+    w = np.linalg.solve(gram + ridge * np.eye(m + 1), rows.T @ t / n)
+    components = clf.make_randomizer(
+        X_test.shape[1], n_users=n, classes=[0, 1]
+    ).feature_map.components_
+    coef = w[:m] if components is None else components.T @ w[:m]
+    return np.mean(((X_test @ coef + w[m]) > 0).astype(int) == y_test)
+
+
+@pytest.mark.parametrize("n_components", ["auto", 20])
+def test_default_is_as_accurate_as_least_squares_on_the_same_reports(n_components):
+    n, n_test, d = 40_000, 20_000, 60
+    X, y, _ = _sparse_population(n, d=d)
+    X_test, y_test, _ = _sparse_population(n_test, d=d, seed=1)
+    clf = SparseLDPClassifier(
+        epsilon=8.0, n_components=n_components, l1_radius=20.0, random_state=0
+    )
+    reports = clf.make_randomizer(d, n_users=n, classes=[0, 1]).randomize(
+        X, y, random_state=0
+    )
+    clf.fit_reports(reports)
+    assert clf.selected_model_ == "model"  # the signal is there
+    # Radii above l1_radius only where nothing is recovered (m reaches d).
+    radii = [params["l1_radius"] for params in clf.cv_results_["params"][:-1]]
+    identity = clf.n_components_ == d
+    assert identity == (n_components == "auto")
+    assert max(radii) == (320.0 if identity else 20.0)
+    baseline = _debiased_least_squares_accuracy(clf, reports, X_test, y_test)
+    # Both scored on the same test users: the difference of accuracies is a
+    # mean of n_test terms in {-1, 0, 1}, standard error <= 1 / sqrt(n_test).
+    assert clf.score(X_test, y_test) >= baseline - 3.0 / np.sqrt(n_test)
+    majority = max(y_test.mean(), 1 - y_test.mean())
+    assert clf.score(X_test, y_test) > majority + 10 * 0.5 / np.sqrt(n_test)
+
+
+def test_partial_fit_equals_fit_reports_of_the_same_batches():
+    from sklearn_ldp.randomizers import Reports, check_client_random_state
+
+    X, y, _ = _sparse_population(3000, d=30)
+    params = dict(epsilon=2.0, n_components=10, l1_radius=5.0, random_state=4)
+    streamed = SparseLDPClassifier(**params)
+    for batch in np.array_split(np.arange(3000), 3):
+        streamed.partial_fit(X[batch], y[batch], classes=[0, 1])
+    # The same users' reports: the randomizer of the first batch, one noise
+    # source continued across the batches.
+    randomizer = SparseLDPClassifier(**params).make_randomizer(
+        30, n_users=1000, classes=[0, 1]
+    )
+    noise = check_client_random_state(4)
+    reports = Reports.concatenate(
+        [
+            randomizer.randomize(X[batch], y[batch], random_state=noise)
+            for batch in np.array_split(np.arange(3000), 3)
+        ]
+    )
+    whole = SparseLDPClassifier(**params).fit_reports(reports)
+    assert streamed.n_samples_seen_ == 3000
+    for name in ("coef_", "intercept_", "projected_coef_"):
+        np.testing.assert_allclose(
+            getattr(streamed, name), getattr(whole, name), rtol=1e-9, atol=1e-12
+        )
+    assert streamed.selected_params_ == whole.selected_params_

@@ -12,8 +12,9 @@ epsilon so that what is provided never exceeds what was asked:
 - :func:`probability_ratio_epsilon`: ``ln`` of the largest ratio of two
   implemented probabilities given as exact integers, rounded up;
 - :func:`coin_epsilon`: the exact guarantee of a binary report whose
-  implemented ``P[1]`` lies between two thresholds of
-  :meth:`~sklearn_ldp.randomizers.NoiseSource.bernoulli` for every input;
+  implemented ``P[1]`` lies between two thresholds of a 64-bit coin
+  (:meth:`~sklearn_ldp.randomizers.NoiseSource.bernoulli`) or of a 53-bit
+  one (:meth:`~sklearn_ldp.randomizers.NoiseSource.coins`) for every input;
 - :func:`design_epsilon`: the largest design epsilon whose implemented
   guarantee stays within the requested one (or, when the 64-bit resolution
   costs more than a fixed fraction of epsilon, the largest epsilon where it
@@ -80,21 +81,24 @@ def probability_ratio_epsilon(largest, smallest):
     return math.nextafter(math.log(ratio) + 2.0**-52, math.inf)
 
 
-def _threshold(prob):
-    """The integer threshold ``ceil(prob * 2**64)`` that ``NoiseSource.bernoulli`` uses."""
+def _threshold(prob, bits=64):
+    """The integer threshold ``ceil(prob * 2**bits)`` of a ``bits``-bit coin."""
     prob = min(max(float(prob), 0.0), 1.0)
-    return math.ceil(math.ldexp(prob, 64))  # exact: a float times a power of two
+    return math.ceil(math.ldexp(prob, bits))  # exact: a float times a power of two
 
 
-def coin_epsilon(low, high):
+def coin_epsilon(low, high, *, bits=64):
     """Exact guarantee of a bit whose probability lies in ``[low, high]`` for every input.
 
-    ``NoiseSource.bernoulli(p)`` returns True with probability exactly
-    ``ceil(p 2^64) / 2^64``, so a mechanism that clips ``p`` to ``[low,
-    high]`` has implemented ``P[1]`` in ``[A, B] / 2^64`` with ``A = ceil(low
-    2^64)``, ``B = ceil(high 2^64)``, and is ``ln max(B / A, (2^64 - A) /
-    (2^64 - B))``-DP (infinite when a probability is 0). The ratios are
-    exact integer ratios; the logarithm is rounded up.
+    A ``bits``-bit coin returns True with probability exactly ``ceil(p
+    2^bits) / 2^bits``: ``NoiseSource.bernoulli(p)`` (``bits=64``: the word
+    is below ``ceil(p 2^64)``) and ``NoiseSource.coins(p)`` (``bits=53``:
+    ``uniform() < p``, the uniform a multiple of ``2^-53``). A mechanism
+    that clips ``p`` to ``[low, high]`` has implemented ``P[1]`` in ``[A,
+    B] / 2^bits`` with ``A = ceil(low 2^bits)``, ``B = ceil(high 2^bits)``,
+    and is ``ln max(B / A, (2^bits - A) / (2^bits - B))``-DP (infinite when a
+    probability is 0). The ratios are exact integer ratios; the logarithm is
+    rounded up.
 
     Examples
     --------
@@ -103,9 +107,13 @@ def coin_epsilon(low, high):
     >>> e = 1.0
     >>> round(coin_epsilon(1 / (1 + np.exp(e)), 1 / (1 + np.exp(-e))), 12)
     1.0
+    >>> round(coin_epsilon(1 / (1 + np.exp(e)), 1 / (1 + np.exp(-e)), bits=53), 12)
+    1.0
     """
-    a, b = _threshold(low), _threshold(high)
-    full = 2**64
+    if bits not in (53, 64):
+        raise ValueError(f"bits must be 53 or 64 (the coins sampled), got {bits!r}.")
+    a, b = _threshold(low, bits), _threshold(high, bits)
+    full = 2**bits
     if a <= 0 or b >= full:
         return math.inf
     return max(

@@ -3,8 +3,10 @@
 ALGORITHMS.md section 7. Users send Gaussian reports ``z = x + sigma_x xi``
 (features, scaled to the unit ball) and ``t = y + sigma_t eta`` (a target,
 or one noisy +-1 label per one-vs-rest output), all noise coordinates
-independent with mean zero. The server draws a public random partition of
-the *reports* into ``K`` folds and keeps, per fold, the sums
+independent with mean zero. The server splits the *reports* into ``K``
+folds by a public rule (the report at position ``i`` in fold ``i mod K``,
+which streams, or a random partition drawn by the server) and keeps, per
+fold, the sums
 
     sum [z, 1] [z, 1]^T,   sum [z, 1] t^T,   sum t * t,   n,
 
@@ -86,8 +88,20 @@ class FoldedMoments:
     sigma_t : float or array-like of shape (n_outputs,)
         Standard deviation of each target's noise.
     n_folds : int, default=N_FOLDS
-    random_state : numpy Generator or RandomState
-        Server randomness: the public partition of the reports.
+    random_state : numpy Generator, RandomState or None, default=None
+        Server randomness: a uniformly random balanced partition of the
+        reports. None: the report at position ``i`` is in fold ``i mod
+        n_folds`` (the streaming servers' rule, :meth:`from_grams`).
+
+    Attributes
+    ----------
+    fold_of : ndarray of shape (n_reports,) or None
+        Each report's fold (None for :meth:`from_grams`: the reports are
+        not kept).
+    counts : ndarray of shape (n_folds,)
+    zz, zt, tt : ndarray
+        Per fold, ``sum [z, 1][z, 1]^T``, ``sum [z, 1] t^T`` and
+        ``sum t * t``.
 
     Examples
     --------
@@ -102,21 +116,72 @@ class FoldedMoments:
     [[0.3, 0.0], [0.0, 0.3]]
     """
 
-    def __init__(self, Z, T, *, sigma_x, sigma_t, n_folds=N_FOLDS, random_state):
+    def __init__(self, Z, T, *, sigma_x, sigma_t, n_folds=N_FOLDS, random_state=None):
         Z = np.asarray(Z, dtype=np.float64)
         T = np.asarray(T, dtype=np.float64)
         T = T[:, None] if T.ndim == 1 else T
-        self.n_folds = int(n_folds)
+        n_folds = int(n_folds)
+        folds = np.arange(Z.shape[0]) % n_folds  # 0, 1, .., K - 1, 0, 1, ..
+        if random_state is None:
+            grams = _fold_grams(Z, T, 0, n_folds)  # consecutive: strided, no sort
+        else:
+            # A uniformly random balanced partition (public server randomness).
+            random_state.shuffle(folds)
+            grams = _fold_grams(Z, T, folds, n_folds)
+        counts = np.bincount(folds, minlength=n_folds)
+        self._set_sums(grams, counts, T.shape[1], sigma_x, sigma_t)
+        self.fold_of = folds
+
+    @classmethod
+    def from_grams(cls, grams, counts, *, n_outputs, sigma_x, sigma_t):
+        """The folded moments of streamed per-fold sums (no report kept).
+
+        Parameters
+        ----------
+        grams : ndarray of shape (n_folds, m + n_outputs, m + n_outputs)
+            Per fold, the Gram matrix of the rows ``[z, 1, t]``
+            (:class:`~sklearn_ldp.aggregation._sufficient.FoldedGramSums`).
+        counts : array-like of int of shape (n_folds,)
+        n_outputs : int
+            Number of target columns (the last of ``grams``).
+        sigma_x : float
+        sigma_t : float or array-like of shape (n_outputs,)
+
+        Returns
+        -------
+        folded : FoldedMoments
+            With ``fold_of=None``: candidates that need the reports
+            themselves cannot be cross-validated.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn_ldp.aggregation import FoldedMoments
+        >>> rows = np.array([[1.0, 1.0, 2.0], [3.0, 1.0, 4.0]])  # [z, 1, t]
+        >>> grams = np.stack([np.outer(row, row) for row in rows])  # 2 folds
+        >>> folded = FoldedMoments.from_grams(
+        ...     grams, [1, 1], n_outputs=1, sigma_x=0.0, sigma_t=0.0
+        ... )
+        >>> folded.moments().cross.ravel().tolist()  # E[z t], E[t]
+        [7.0, 3.0]
+        """
+        folded = cls.__new__(cls)
+        folded._set_sums(grams, counts, n_outputs, sigma_x, sigma_t)
+        folded.fold_of = None
+        return folded
+
+    def _set_sums(self, grams, counts, n_outputs, sigma_x, sigma_t):
+        self.zz, self.zt, self.tt = _split_grams(grams, n_outputs)
+        self.n_folds = self.zz.shape[0]
+        self.counts = np.asarray(counts, dtype=np.int64)
+        if self.counts.shape != (self.n_folds,):
+            raise ValueError(
+                f"Expected {self.n_folds} fold counts, got shape {self.counts.shape}."
+            )
         self.sigma_x = float(sigma_x)
         self.sigma_t = np.broadcast_to(
-            np.asarray(sigma_t, dtype=np.float64), (T.shape[1],)
+            np.asarray(sigma_t, dtype=np.float64), (self.zt.shape[2],)
         ).copy()
-        # A uniformly random balanced partition (public server randomness).
-        folds = np.arange(Z.shape[0]) % self.n_folds  # 0, 1, .., K - 1, 0, 1, ..
-        random_state.shuffle(folds)
-        self.fold_of = folds
-        self.counts = np.bincount(folds, minlength=self.n_folds)
-        self.zz, self.zt, self.tt = _fold_sums(Z, T, folds, self.n_folds)
 
     @property
     def n(self):
@@ -139,18 +204,28 @@ class FoldedMoments:
         return Moments(0.5 * (gram + gram.T), cross, square, n)
 
 
-def _fold_sums(Z, T, folds, n_folds):
-    """Per fold, the sums ``[z, 1][z, 1]^T``, ``[z, 1] t^T`` and ``t * t``.
+def _split_grams(grams, n_outputs):
+    """Per fold, ``sum [z, 1][z, 1]^T``, ``sum [z, 1] t^T`` and ``sum t * t``.
 
-    One pass over the reports, one Gram matrix of the rows ``[z, 1, t]``
-    per fold (:func:`~sklearn_ldp.aggregation._sufficient._fold_grams`:
-    cache-sized chunks ordered by fold, on one BLAS thread).
+    From the Gram matrices of the rows ``[z, 1, t]``
+    (:func:`~sklearn_ldp.aggregation._sufficient._fold_grams`: one pass over
+    the reports in cache-sized chunks, on one BLAS thread), ``t`` the last
+    ``n_outputs`` columns.
     """
-    m = Z.shape[1] + 1
-    gram = _fold_grams(Z, T, folds, n_folds)
-    zz = gram[:, :m, :m].copy()
-    zt = gram[:, :m, m:].copy()
-    tt = np.einsum("kii->ki", gram[:, m:, m:]).copy()
+    grams = np.asarray(grams, dtype=np.float64)
+    if grams.ndim != 3 or grams.shape[1] != grams.shape[2]:
+        raise ValueError(
+            f"Expected one square Gram matrix per fold, got shape {grams.shape}."
+        )
+    m = grams.shape[1] - int(n_outputs)
+    if m < 1 or n_outputs < 1:
+        raise ValueError(
+            f"Gram matrices of {grams.shape[1]} columns cannot hold the constant "
+            f"and {n_outputs} outputs."
+        )
+    zz = grams[:, :m, :m].copy()
+    zt = grams[:, :m, m:].copy()
+    tt = np.einsum("kii->ki", grams[:, m:, m:]).copy()
     return zz, zt, tt
 
 

@@ -164,6 +164,34 @@ def _fold_grams(Z, T, folds, n_folds, *, intercept=True):
     return gram
 
 
+def _folds_at(positions, n_batch, n_folds):
+    """The folds of reports at stream ``positions``: fold ``position mod n_folds``.
+
+    As :func:`_fold_grams` takes them: the fold of the first report when
+    the positions are consecutive, else every report's fold.
+    """
+    positions = np.asarray(positions, dtype=np.int64)
+    if positions.shape != (n_batch,):
+        raise ValueError(f"Expected {n_batch} positions, got shape {positions.shape}.")
+    if n_batch and positions[-1] - positions[0] == n_batch - 1:
+        if np.all(np.diff(positions) == 1):
+            return int(positions[0]) % n_folds
+    return positions % n_folds
+
+
+def _blocked_fold_grams(features, targets, folds, n_folds, chunk_size):
+    """:func:`_fold_grams` and :func:`_fold_counts` of each block of ``chunk_size`` reports.
+
+    The per-fold accumulation shared by the streaming aggregates: the order
+    of the sums, hence the rounding, depends on the blocks only, not on how
+    the caller cut its reports into chunks of whole blocks.
+    """
+    for batch in gen_batches(features.shape[0], chunk_size):
+        part = (folds + batch.start) % n_folds if np.ndim(folds) == 0 else folds[batch]
+        grams = _fold_grams(features[batch], targets[batch], part, n_folds)
+        yield grams, _fold_counts(part, batch.stop - batch.start, n_folds)
+
+
 def _fold_counts(folds, n_reports, n_folds):
     """Reports per fold; ``folds`` as in :func:`_fold_grams`."""
     if np.ndim(folds) == 0:  # consecutive: n // K each, +1 for the n % K from fold k on
@@ -296,22 +324,10 @@ class FoldedStatistics:
         self._add_fold_grams(grams, _fold_counts(folds, n_batch, len(self.folds)))
 
     def _folds_at(self, positions, n_batch):
-        """The folds of a batch at stream ``positions`` (default: the next ones).
-
-        As :func:`_fold_grams` takes them: the fold of the first report when
-        the positions are consecutive, else every report's fold.
-        """
+        """The folds of a batch at stream ``positions`` (default: the next ones)."""
         if positions is None:
             return self.n % len(self.folds)
-        positions = np.asarray(positions, dtype=np.int64)
-        if positions.shape != (n_batch,):
-            raise ValueError(
-                f"Expected {n_batch} positions, got shape {positions.shape}."
-            )
-        if n_batch and positions[-1] - positions[0] == n_batch - 1:
-            if np.all(np.diff(positions) == 1):
-                return int(positions[0]) % len(self.folds)
-        return positions % len(self.folds)
+        return _folds_at(positions, n_batch, len(self.folds))
 
     def _add_fold_grams(self, grams, counts):
         """Add per-fold Gram matrices of ``[Z, v]`` (:func:`_fold_grams`) and counts."""
@@ -433,16 +449,13 @@ class FoldedReportSums:
                 f"Expected {features.shape[0]} targets, got shape {targets.shape}."
             )
         n_folds = len(self.statistics.folds)
-        folds = self.statistics._folds_at(positions, features.shape[0])
-        for batch in gen_batches(features.shape[0], self.chunk_size):
-            # [z, 1, v] per fold: the constant column is inserted in the
-            # chunk's copy (_fold_grams), not in another one.
-            part = (
-                (folds + batch.start) % n_folds if np.ndim(folds) == 0 else folds[batch]
-            )
-            grams = _fold_grams(features[batch], targets[batch, None], part, n_folds)
-            count = _fold_counts(part, batch.stop - batch.start, n_folds)
-            self.statistics._add_fold_grams(grams, count)
+        folds = _folds_at(positions, features.shape[0], n_folds)
+        # [z, 1, v] per fold: the constant column is inserted in the
+        # chunk's copy (_fold_grams), not in another one.
+        for grams, counts in _blocked_fold_grams(
+            features, targets[:, None], folds, n_folds, self.chunk_size
+        ):
+            self.statistics._add_fold_grams(grams, counts)
 
     def shift_positions(self, offset):
         """As if every report added so far sat ``offset`` positions later (folds rotate)."""
@@ -452,6 +465,145 @@ class FoldedReportSums:
         """Add the aggregate of other reports (another partition); return ``self``."""
         self.statistics.merge(other.statistics)
         return self
+
+
+class FoldedGramSums:
+    """One-pass aggregate of Gaussian record reports: per fold, the Gram matrix of ``[z, 1, t]``.
+
+    The state of a streaming server whose users send features ``z`` (field
+    ``'x'``) and one or several targets ``t`` (field ``'y'``: a target, a
+    noisy +-1 label or a noisy one-hot vector). Per fold it keeps the Gram
+    matrix of the rows ``[z, 1, t]``, that is ``sum [z, 1][z, 1]^T``,
+    ``sum [z, 1] t^T`` and ``sum t t^T``, and the number of reports: the
+    sums :class:`~sklearn_ldp.aggregation.FoldedMoments` debiases
+    (:meth:`~sklearn_ldp.aggregation.FoldedMoments.from_grams`). The report
+    at stream position ``p`` is in fold ``p mod n_folds`` (a public rule,
+    independent of the data and of how the stream is cut); memory is
+    ``O(n_folds (m + k)^2)`` whatever the number of reports. A public
+    affine map of the rows (rescaled features, labels ``2 t - 1``) is
+    applied to the sums afterwards (:meth:`transformed_grams`), so the
+    aggregate stores the reports as they arrive.
+
+    Parameters
+    ----------
+    n_folds : int
+    n_components : int
+        Number ``m`` of features (without the constant).
+    n_targets : int, default=1
+        Number ``k`` of target columns.
+    chunk_size : int or None, default=None
+        Reports per block added at once (None: the package's chunk rule for
+        ``m + 1 + k`` numbers per report).
+
+    Attributes
+    ----------
+    grams : ndarray of shape (n_folds, m + 1 + k, m + 1 + k)
+    counts : ndarray of shape (n_folds,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_ldp.aggregation._sufficient import FoldedGramSums
+    >>> sums = FoldedGramSums(2, 1)
+    >>> sums.add(np.array([[1.0], [2.0], [3.0]]), np.ones(3), np.array([0, 1, 2]))
+    >>> sums.n, sums.counts.tolist(), sums.grams.sum(axis=0)[:2, :2].tolist()
+    (3, [2, 1], [[14.0, 6.0], [6.0, 3.0]])
+    """
+
+    def __init__(self, n_folds, n_components, n_targets=1, *, chunk_size=None):
+        self.n_components = int(n_components)
+        self.n_targets = int(n_targets)
+        width = self.n_components + 1 + self.n_targets
+        self.grams = np.zeros((int(n_folds), width, width))
+        self.counts = np.zeros(int(n_folds), dtype=np.int64)
+        self.chunk_size = chunk_rows(width) if chunk_size is None else int(chunk_size)
+
+    @property
+    def n(self):
+        """Number of reports added."""
+        return int(self.counts.sum())
+
+    @property
+    def n_folds(self):
+        return self.grams.shape[0]
+
+    def update(self, reports, positions):
+        """Add the (validated) reports of one chunk at their stream ``positions``."""
+        self.add(reports["x"], reports["y"], positions)
+
+    def add(self, features, targets, positions):
+        """Add features ``z`` and targets ``t`` at their stream ``positions``.
+
+        Parameters
+        ----------
+        features : array-like of shape (n_reports, n_components)
+        targets : array-like of shape (n_reports,) or (n_reports, n_targets)
+        positions : array-like of int of shape (n_reports,)
+        """
+        features = np.asarray(features, dtype=np.float64)
+        targets = np.asarray(targets, dtype=np.float64)
+        if features.ndim != 2 or features.shape[1] != self.n_components:
+            raise ValueError(
+                f"Expected reports with {self.n_components} components, got shape "
+                f"{features.shape}."
+            )
+        targets = targets.reshape(targets.shape[0], -1) if targets.ndim else targets
+        if targets.shape != (features.shape[0], self.n_targets):
+            raise ValueError(
+                f"Expected {features.shape[0]} rows of {self.n_targets} targets, got "
+                f"shape {np.shape(targets)}."
+            )
+        folds = _folds_at(positions, features.shape[0], self.n_folds)
+        for grams, counts in _blocked_fold_grams(
+            features, targets, folds, self.n_folds, self.chunk_size
+        ):
+            self.grams += grams
+            self.counts += counts
+
+    def shift_positions(self, offset):
+        """As if every report added so far sat ``offset`` positions later (folds rotate).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn_ldp.aggregation._sufficient import FoldedGramSums
+        >>> sums = FoldedGramSums(3, 1)
+        >>> sums.add(np.ones((1, 1)), np.ones(1), np.array([0]))
+        >>> sums.shift_positions(4)  # position 4: fold 1
+        >>> sums.counts.tolist()
+        [0, 1, 0]
+        """
+        shift = int(offset) % self.n_folds
+        if shift:
+            self.grams = np.roll(self.grams, shift, axis=0)
+            self.counts = np.roll(self.counts, shift)
+
+    def merge(self, other):
+        """Add the aggregate of other reports (another partition); return ``self``."""
+        if other.grams.shape != self.grams.shape:
+            raise ValueError(
+                f"Cannot merge fold sums of shape {other.grams.shape} into "
+                f"{self.grams.shape}."
+            )
+        self.grams += other.grams
+        self.counts += other.counts
+        return self
+
+    def transformed_grams(self, feature_scale=1.0, target_scale=1.0, target_shift=0.0):
+        """The per-fold Gram matrices of ``[z / feature_scale, 1, a t + b]``.
+
+        The rows' public affine map ``A`` (``a = target_scale``, ``b =
+        target_shift``, through the constant column) applied to the sums:
+        ``A G A^T`` per fold.
+        """
+        m = self.n_components + 1
+        width = self.grams.shape[1]
+        transform = np.zeros((width, width))
+        transform[np.arange(m - 1), np.arange(m - 1)] = 1.0 / float(feature_scale)
+        transform[m - 1, m - 1] = 1.0
+        transform[np.arange(m, width), np.arange(m, width)] = float(target_scale)
+        transform[m:, m - 1] = float(target_shift)
+        return transform @ self.grams @ transform.T
 
 
 class GroupedReportSums:

@@ -236,6 +236,7 @@ def dp_gd(
     rng,
     radius=None,
     callback=None,
+    momentum=0.0,
 ):
     """DP-GD (seed 002 Alg. 4) / DP-PGD (seed 004 Alg. 1): noisy proximal GD.
 
@@ -243,22 +244,40 @@ def dp_gd(
     and takes a proximal step. ``output='last'`` returns ``w_T`` (convex /
     Polyak-Lojasiewicz case, seed 002 section 6.1); ``output='random'``
     returns ``w_R`` with ``R`` uniform on ``1..T`` (non-convex case, seed 004
-    Alg. 1), drawn before the run so only that iterate is kept.
+    Alg. 1), drawn before the run so only that iterate is kept;
+    ``output='tail'`` returns the average of the iterates of the second half,
+    ``w_{floor(T/2)+1} .. w_T`` (convex case: it averages out the noise the
+    last steps leave along the steep directions, which momentum amplifies).
+
+    ``momentum`` (``beta``, default 0: the papers' algorithm) adds a heavy
+    ball term, ``W_{t+1} = prox(W_t - step g_t + beta (W_t - W_{t-1}))``:
+    post-processing of the same releases, so the privacy cost is unchanged.
+    Along flat directions it multiplies the step by ``1 / (1 - beta)``
+    while staying stable for ``step <= 2 (1 + beta) / L``.
 
     ``callback(W, n_gradient_evaluations)`` is called after every step with
     the current iterate.
     """
     n = X.shape[0]
     chosen = rng.randint(1, n_steps + 1) if output == "random" else n_steps
+    first_averaged = n_steps // 2 + 1
     W = W0.copy()
+    previous = W
     kept = W
+    average = np.zeros_like(W)
     for t in range(1, n_steps + 1):
         gradient, _ = _noisy_mean_gradient(loss, X, targets, W, noise_std, rng)
-        W = prox_elastic_net(
-            W - step * gradient, step, alpha, l1_ratio, penalized, radius
-        )
+        moved = W - step * gradient
+        if momentum:
+            moved += momentum * (W - previous)
+        previous = W
+        W = prox_elastic_net(moved, step, alpha, l1_ratio, penalized, radius)
         if t == chosen:
             kept = W
+        if output == "tail" and t >= first_averaged:
+            average += W
         if callback is not None:
             callback(W, t * n)
+    if output == "tail":
+        return average / (n_steps - first_averaged + 1)
     return kept

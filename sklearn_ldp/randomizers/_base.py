@@ -260,6 +260,17 @@ class LocalRandomizer:
         n_samples = X.shape[0]
         source = check_client_random_state(random_state)
         public = source.public()
+        if n_samples <= self.chunk_size:
+            # One chunk (as a streaming fit sends): its fields are the
+            # reports, unless one is a view of the records.
+            chunk = self._randomize_chunk(X, y, source, public)
+            fields = {
+                name: value.copy()
+                if _shares_memory(value, X, y)
+                else np.ascontiguousarray(value)
+                for name, value in chunk.items()
+            }
+            return Reports(fields, self.get_config())
         fields = None
         for batch in gen_batches(n_samples, self.chunk_size):
             chunk = self._randomize_chunk(
@@ -276,3 +287,11 @@ class LocalRandomizer:
 
     def _randomize_chunk(self, X, y, source, public):  # pragma: no cover - abstract
         raise NotImplementedError
+
+
+def _shares_memory(value, X, y):
+    """Whether a report field may be a view of the records ``X`` or ``y``."""
+    value = np.asarray(value)
+    return np.may_share_memory(value, X) or (
+        y is not None and np.may_share_memory(value, np.asarray(y))
+    )

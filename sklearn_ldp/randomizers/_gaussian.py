@@ -16,9 +16,15 @@ import numpy as np
 from sklearn.utils import gen_batches
 
 from ..accounting import lattice_gaussian, lattice_gaussian_scale
-from ..utils import check_bound, check_delta, check_epsilon, check_finite_array
+from ..utils import (
+    check_bound,
+    check_delta,
+    check_epsilon,
+    check_finite_array,
+    row_norms,
+)
 from ._base import FieldSupport, LocalRandomizer, chunk_rows
-from ._clip import clip_interval, clip_l2
+from ._clip import clip_interval
 from ._sampling import check_client_random_state, rounded_gaussian
 
 CALIBRATIONS = ("analytic", "paper")
@@ -59,11 +65,13 @@ def lattice_release(values, sigma, granularity, source):
     float64 while they stay below ``2**52``, where its sums are exact; in
     int64 beyond), then multiplied once by ``g``, a power of two.
 
-    The coins are drawn first, one word per value (``NoiseSource.uniform``
-    compared with the fraction, as ``NoiseSource.rounding_coins``),
-    then the noise, as a whole-array release would; the arithmetic runs in
-    blocks of ``RELEASE_BLOCK`` numbers whose temporaries stay in the
-    processor's cache, several times faster than whole-array passes.
+    The words are those of a whole-array release: one coin per value
+    (``NoiseSource.uniform`` compared with the fraction, as
+    ``NoiseSource.rounding_coins``), then the noise of every value; they
+    are drawn block by block (:meth:`NoiseSource.segments`) and the
+    arithmetic runs in blocks of ``RELEASE_BLOCK`` numbers whose
+    temporaries stay in the processor's cache, several times faster than
+    whole-array passes.
     """
     sampler = lattice_noise_sampler(sigma, granularity)
     values = np.asarray(values, dtype=np.float64)
@@ -74,17 +82,17 @@ def lattice_release(values, sigma, granularity, source):
     # Largest |n + J| (floor(v / g) plus the coin, plus the noise's half-width).
     largest = max(float(flat.max()), -float(flat.min())) / granularity
     in_float = largest + sampler.support[1] + 2.0 < 2.0**52
-    coins = source.uniform(flat.size)
+    coins, noise = source.segments(flat.size, 2)
+    inverse = 1.0 / granularity  # a power of two: v * inverse = v / g exactly
     for start in range(0, flat.size, RELEASE_BLOCK):
         block = slice(start, start + RELEASE_BLOCK)
-        index = np.divide(flat[block], granularity)
-        fraction = index
+        fraction = np.multiply(flat[block], inverse)
         index = np.floor(fraction)
         fraction -= index  # exact: both are multiples of the same power of two
         if not in_float:
             index = index.astype(np.int64)
-        index += coins[block] < fraction
-        index += sampler.sample(source, index.shape)
+        index += coins.uniform(fraction.size) < fraction
+        index += sampler.draw(noise.words(fraction.size))
         np.multiply(index, granularity, out=out[block])
     return released
 
@@ -119,10 +127,22 @@ def clip_to_ball(X, bound):
     """Rows clipped to the l2 ball of radius ``bound``, and every entry to ``[-bound, bound]``.
 
     The second clip only undoes float rounding of the first, so that the
-    lattice support stated by the randomizers is exact.
+    lattice support stated by the randomizers is exact. Only the rows whose
+    computed norm comes within ``2^-50`` (relative) of ``bound`` or beyond
+    are touched: the others are unchanged by both clips (a float sum of
+    squares is at least each square, so each entry of such a row is below
+    ``bound``). The result may be ``X`` itself: read it, never write to it.
     """
-    clipped = clip_l2(X, bound)  # a new array
-    return np.clip(clipped, -bound, bound, out=clipped)
+    X = np.asarray(X, dtype=np.float64)
+    norms = row_norms(X)
+    near = np.flatnonzero(norms > bound * (1.0 - 2.0**-50))
+    if near.size == 0:
+        return X
+    rows = X[near] * (bound / np.maximum(norms[near], bound))[:, None]
+    np.clip(rows, -bound, bound, out=rows)
+    clipped = X.copy()
+    clipped[near] = rows
+    return clipped
 
 
 class GaussianMechanism:

@@ -47,10 +47,10 @@ class HadamardMarginalRandomizer(VectorAverageRandomizer):
     ``+1`` with probability ``1/2 + t tanh(eps/2) / 2``, which for
     ``t = +-1`` is exactly ``e^eps / (1 + e^eps)`` or ``1 / (1 + e^eps)``.
     For two records and any output ``(S, r)`` the ratio of probabilities is
-    at most ``e^eps`` (the coin is drawn on 64-bit words; the Duchi
+    at most ``e^eps`` (the coin is a 53-bit uniform compared with the probability; the Duchi
     mechanism's exact coin accounting keeps the implemented guarantee at
     most the requested epsilon and is what ``epsilon`` reports). An epsilon
-    above 100 is run at 100 (then at the coin's own cap, about 36.7):
+    above 100 is run at 100 (then at the coin's own cap, about 36.0):
     ``epsilon`` is the guarantee actually provided.
 
     Variance: with ``B = (e^eps + 1) / (e^eps - 1)`` the server's estimate

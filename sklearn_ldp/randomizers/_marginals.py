@@ -35,7 +35,7 @@ from ._ldp_avg import VectorAverageRandomizer
 COEFFICIENTS = ("multilinear", "monomial")
 
 #: Largest epsilon handed to a scalar mechanism. Every one caps itself well
-#: below (Duchi at about 36.7, piecewise 56.1, Laplace 20.4: beyond, the
+#: below (Duchi at about 36.0, piecewise 56.1, Laplace 20.4: beyond, the
 #: 64-bit coins cannot be biased further); above ~709 their set-up overflows.
 #: Running at a smaller epsilon than asked is always allowed, and the
 #: randomizer's ``epsilon`` reports what is provided.

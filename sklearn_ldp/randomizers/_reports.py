@@ -160,8 +160,12 @@ class Reports:
         ``part-<sequence number>-<random suffix>.parquet`` (lexical order of
         the names is the order of the appends), written under a hidden
         temporary name and renamed when complete, so a reader never sees
-        half a part. Each field is one column of its dtype (a field of
-        several numbers per user, one fixed-size list per user), in row
+        half a part. Writers appending to one directory at the same time
+        (threads or processes on one machine, on POSIX systems) check the
+        configuration, take a sequence number and publish their part under
+        an exclusive lock on the directory, one at a time. Each field is
+        one column of its dtype (a field of several numbers per user, one
+        fixed-size list per user), in row
         groups of 65,536 users, compressed with zstd. The file metadata
         holds the public configuration, the reports format version, the
         library version, each field's dtype and per-user shape, the

@@ -106,8 +106,9 @@ def write_part(reports, path):
         )
     os.makedirs(directory, exist_ok=True)
     specs = [field_spec(name, value) for name, value in reports.fields.items()]
-    parts = list_parts(directory)
-    _check_append(directory, parts, reports, specs)
+    # Refuse early (before compressing anything); checked again under the
+    # lock, against the parts other writers may have added meanwhile.
+    _check_append(directory, list_parts(directory), reports, specs)
     n = len(reports)
     starts = range(0, n, ROW_GROUP_ROWS)
     header = {
@@ -142,11 +143,8 @@ def write_part(reports, path):
         for value, (_, dtype, shape) in zip(reports.fields.values(), specs, strict=True)
     ]
     table = pa.Table.from_arrays(columns, schema=schema)
-    numbers = [int(match[1]) for match in map(PART_NAME.fullmatch, parts) if match]
-    sequence = 1 + max(numbers, default=-1)
-    name = f"part-{sequence:08d}-{uuid.uuid4().hex[:8]}.parquet"
-    target = os.path.join(directory, name)
-    temporary = os.path.join(directory, f".{name}.tmp")
+    tag = uuid.uuid4().hex[:8]
+    temporary = os.path.join(directory, f".part-{tag}.parquet.tmp")
     try:
         with pq.ParquetWriter(
             temporary, schema, compression="zstd", write_statistics=False
@@ -155,11 +153,63 @@ def write_part(reports, path):
                 writer.write_table(
                     table.slice(start, ROW_GROUP_ROWS), row_group_size=ROW_GROUP_ROWS
                 )
-        os.replace(temporary, target)
+        # Check, number and publish under the dataset's lock, so two writers
+        # appending at the same moment can neither both pass the
+        # configuration check against an older state nor take the same
+        # sequence number.
+        with _append_lock(directory):
+            parts = list_parts(directory)
+            _check_append(directory, parts, reports, specs)
+            numbers = [
+                int(match[1]) for match in map(PART_NAME.fullmatch, parts) if match
+            ]
+            sequence = 1 + max(numbers, default=-1)
+            target = os.path.join(directory, f"part-{sequence:08d}-{tag}.parquet")
+            os.replace(temporary, target)
     finally:
         if os.path.exists(temporary):
             os.remove(temporary)
     return target
+
+
+class _append_lock:
+    """An exclusive advisory lock on the dataset directory itself (POSIX ``flock``).
+
+    Locking the directory (not a lock file in it) leaves nothing behind,
+    and the operating system releases the lock when its holder exits, so a
+    writer that dies leaves no stale lock. Where ``fcntl`` does not exist
+    (Windows) appends are not serialized; the reader still refuses a
+    dataset whose parts mix configurations.
+    """
+
+    def __init__(self, directory):
+        self.directory = directory
+        self.descriptor = None
+
+    def __enter__(self):
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - not POSIX
+            return self
+        self.descriptor = os.open(self.directory, os.O_RDONLY)
+        try:
+            fcntl.flock(self.descriptor, fcntl.LOCK_EX)
+        except BaseException:
+            os.close(self.descriptor)
+            self.descriptor = None
+            raise
+        return self
+
+    def __exit__(self, *exc_info):
+        if self.descriptor is not None:
+            import fcntl
+
+            try:
+                fcntl.flock(self.descriptor, fcntl.LOCK_UN)
+            finally:
+                os.close(self.descriptor)
+                self.descriptor = None
+        return False
 
 
 def _arrow_column(pa, value, dtype, shape):

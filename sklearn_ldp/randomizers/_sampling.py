@@ -36,6 +36,8 @@ import numpy as np
 _NOISE_STREAM_TAG = 0x4C445020  # "LDP ", as utils.check_noise_random_state
 _PUBLIC_STREAM_TAG = 0x50554243  # "PUBC"
 _TWO_64 = 2.0**64
+#: Largest float64 below 2**64 (a threshold every word but the top 2048 is below).
+_LARGEST_THRESHOLD = 2.0**64 - 2048.0
 #: Unit roundoff of float64.
 _UNIT_ROUNDOFF = 2.0**-53
 
@@ -94,33 +96,37 @@ class NoiseSource:
         """Bits with ``P[True] = ceil(prob * 2**64) / 2**64`` (prob clipped to [0, 1]).
 
         The realized probability is within ``2**-64`` of ``prob``: a word ``w``
-        is True when ``w < prob 2**64``, decided exactly by comparing its top
-        53 bits with ``prob 2**53`` (both exact in float64) and, on a tie,
-        its low 11 bits with the fraction left over.
+        is True when ``w < ceil(prob 2**64)``, an exact comparison of 64-bit
+        integers (:func:`coin_thresholds`).
         """
         prob = np.clip(np.asarray(prob, dtype=np.float64), 0.0, 1.0)
-        words = self.words(prob.shape).ravel()
-        high = (words >> np.uint64(11)).astype(np.float64)
-        scaled = prob.ravel() * 2.0**53
-        whole = np.floor(scaled)
-        bits = high < whole
-        tie = np.flatnonzero(high == whole)
-        if tie.size:
-            low = (words[tie] & np.uint64(0x7FF)).astype(np.float64)
-            bits[tie] = low < (scaled[tie] - whole[tie]) * 2048.0
-        return bits.reshape(prob.shape)
+        words = self.words(prob.shape)
+        bits = np.asarray(words < coin_thresholds(prob))
+        if prob.size and prob.max() >= 1.0:  # threshold 2**64: every word
+            bits |= prob >= 1.0
+        return bits
+
+    def coins(self, prob):
+        """Bits with ``P[True] = ceil(prob 2**53) / 2**53``, one word each.
+
+        ``uniform() < prob``: the uniform is ``k 2**-53`` for ``k`` the
+        word's top 53 bits, and exactly ``ceil(prob 2**53)`` of the ``2**53``
+        values of ``k`` lie below ``prob`` (for ``prob`` in ``[0, 1]``).
+        Cheaper than :meth:`bernoulli` (a float comparison, no conversion to
+        64-bit thresholds); a mechanism that states its guarantee with the
+        53-bit thresholds (``coin_epsilon(..., bits=53)``) may use it.
+        """
+        prob = np.asarray(prob, dtype=np.float64)
+        return self.uniform(prob.shape) < prob
 
     def rounding_coins(self, fraction):
         """Bits with ``P[True] = ceil(fraction 2**53) / 2**53``, for randomized rounding.
 
-        Cheaper than :meth:`bernoulli` (one comparison of the word's top 53
-        bits: ``w >> 11 < fraction 2**53`` is ``uniform() < fraction``, both
-        sides scaled by the same power of two). Meant for pre-processing an
-        input onto the lattice, where the coin's probability only decides the
-        rounding's bias (below ``2**-53`` lattice steps), never the guarantee.
+        :meth:`coins`, meant for pre-processing an input onto the lattice,
+        where the coin's probability only decides the rounding's bias (below
+        ``2**-53`` lattice steps), never the guarantee.
         """
-        fraction = np.asarray(fraction, dtype=np.float64)
-        return self.uniform(fraction.shape) < fraction
+        return self.coins(fraction)
 
     def integers(self, n, size):
         """Uniform integers in ``[0, n)`` (``n < 2**31``), from one word each.
@@ -141,6 +147,60 @@ class NoiseSource:
         if self._sequence is None:
             return NoiseSource()
         return NoiseSource(self._sequence.spawn(1)[0])
+
+    def segments(self, size, count):
+        """``count`` sources, the k-th reading words ``k size`` to ``(k + 1) size - 1`` from now.
+
+        A seeded stream hands out exactly the words ``count`` consecutive
+        draws of ``size`` words would read (PCG64 jumps ahead in constant
+        time), and continues after them; so a randomizer can draw, block by
+        block, the words of several whole-array draws (the rounding coins
+        of every value, then the noise of every value) and release the
+        same reports as the whole-array definition, without holding those
+        arrays. A secure source returns itself ``count`` times: its words
+        are independent whatever their order.
+        """
+        if self._bits is None:
+            return [self] * count
+        state = self._bits.state
+        segments = []
+        for k in range(count):
+            bits = np.random.PCG64(0)
+            bits.state = state
+            bits.advance(k * size)
+            segments.append(_Segment(bits))
+        self._bits.advance(count * size)
+        return segments
+
+
+class _Segment(NoiseSource):
+    """A run of a seeded stream's words (:meth:`NoiseSource.segments`)."""
+
+    def __init__(self, bits):
+        self._sequence = None
+        self._bits = bits
+        self._uniform = np.random.Generator(bits)
+
+    def public(self):  # pragma: no cover - segments carry noise only
+        raise RuntimeError("A segment of the noise stream has no public stream.")
+
+    def segments(self, size, count):  # pragma: no cover - never nested
+        raise RuntimeError("Segments are not split further.")
+
+
+def coin_thresholds(prob):
+    """``ceil(prob * 2**64)`` as ``uint64``, for ``prob`` in ``[0, 1)``.
+
+    A uniform 64-bit word is below it with probability exactly
+    ``ceil(prob 2**64) / 2**64``: ``prob 2**64`` is exact in float64 (a
+    power-of-two scaling) and its ceiling an integer of at most ``2**64 -
+    2048``, converted exactly. ``prob = 1`` (threshold ``2**64``) gets
+    ``2**64 - 2048``: the caller handles it.
+    """
+    scaled = np.multiply(prob, _TWO_64, out=np.empty(np.shape(prob)))
+    np.ceil(scaled, out=scaled)
+    np.minimum(scaled, _LARGEST_THRESHOLD, out=scaled)
+    return scaled.astype(np.uint64)
 
 
 def check_client_random_state(random_state):
@@ -223,7 +283,13 @@ class IntegerSampler:
 
     def sample(self, source, size):
         """Draws as an ``int64`` array of shape ``size``."""
-        words = source.words(size)
+        return self.draw(source.words(size))
+
+    def draw(self, words):
+        """The draws that the uniform 64-bit ``words`` give, one each (``words`` is overwritten).
+
+        Returns an ``int64`` array of the shape of ``words``.
+        """
         shift = np.uint64(64 - self._bits)
         low = np.uint64(2 ** (64 - self._bits) - 1)
         bucket = (words >> shift).view(np.int64)  # below 2**bits

@@ -19,9 +19,10 @@ probability under every input, with implemented likelihood ratios at most
 ``e^epsilon``.
 
 Accounting of what is sampled. Each implemented probability is an integer
-multiple of ``2^-64`` (or a product of two), so it differs from the ideal
-one by a known relative error ``r``; the ideal mechanism is run at a design
-epsilon a little below the requested one so that the implemented guarantee
+multiple of ``2^-64`` (or a product of two; ``2^-53`` for Duchi's coin), so
+it differs from the ideal one by a known relative error ``r``; the ideal
+mechanism is run at a design epsilon a little below the requested one so
+that the implemented guarantee
 (:func:`~sklearn_ldp.accounting.relative_error_epsilon`,
 :func:`~sklearn_ldp.accounting.coin_epsilon`) is at most the requested
 epsilon (:func:`~sklearn_ldp.accounting.design_epsilon`). ``epsilon`` is
@@ -31,12 +32,21 @@ actually provided.
 
 Inputs are put on the lattice by unbiased randomized rounding
 (``g floor(x / g) + g Bernoulli(frac(x / g))``; the piecewise mechanism
-rounds its window's position the same way). The output law is then a
+rounds its window's position the same way). The coin is
+:meth:`~sklearn_ldp.randomizers.NoiseSource.rounding_coins`, of probability
+``ceil(frac 2^53) / 2^53``: the rounding is unbiased up to ``2^-53 g``, and
+the variances below use that probability. The output law is then a
 mixture, over a set of lattice inputs (or windows), of laws whose
 probabilities are within ``e^epsilon`` of each other for every pair of the
 set; whatever the input-dependent weights, ``P(o | x) <= max_a P(o | a) <=
 e^epsilon min_a P(o | a) <= e^epsilon P(o | x')``. So the rounding costs no
 privacy, and its coins need no accounting.
+
+Speed. ``randomize`` runs in blocks of ``SCALAR_BLOCK`` values whose
+temporaries stay in the processor's cache; the words of each whole-array
+draw (every value's rounding coin, then every value's noise, ...) are read
+block by block through :meth:`~sklearn_ldp.randomizers.NoiseSource.segments`,
+so a seeded release is the same as the whole-array definition's.
 """
 
 import math
@@ -58,6 +68,7 @@ from ._clip import clip_interval
 from ._sampling import (
     IntegerSampler,
     check_client_random_state,
+    coin_thresholds,
     discrete_laplace,
     lattice_granularity,
 )
@@ -86,20 +97,52 @@ MAX_LAPLACE_ENTRIES = 2**21
 LAPLACE_SEARCH_EPSILON = 64.0
 #: Mass of Bassily-Smith's public ``z`` beyond its window.
 PUBLIC_TAIL = 1e-12
+#: Values per block of a randomizer's arithmetic (128 KiB per temporary: the
+#: temporaries stay in the processor's cache).
+SCALAR_BLOCK = 2**14
 #: Relative error of ``0.5 exp(a)`` computed in float64 (the argument
 #: rounding, ``|a| u``, plus numpy's ``exp``, within 1 ulp), with margin.
 _PROBABILITY_ROUNDOFF = 8 * 2.0**-53
 
 
-def _randomized_round(scaled, source):
-    """Integers (as floats) ``k`` with ``E[k] = scaled``: floor plus a coin of the fraction."""
-    base = np.asarray(np.floor(scaled))
-    base += source.bernoulli(scaled - base)
+def _round_in_place(scaled, source):
+    """``floor(scaled)`` plus a coin of the fraction ``f`` (``scaled`` is overwritten).
+
+    The coin is :meth:`NoiseSource.rounding_coins` (one word per value,
+    ``uniform() < f``): True with probability ``ceil(f 2^53) / 2^53``
+    (:func:`_coin_probability`), so ``E[result] = scaled`` up to ``2^-53``.
+    """
+    base = np.floor(scaled)
+    scaled -= base  # the fraction, exact
+    base += source.rounding_coins(scaled)
     return base
 
 
-def _fraction(scaled):
-    return scaled - np.floor(scaled)
+def _coin_probability(scaled):
+    """Probability that :func:`_round_in_place` rounds ``scaled`` up: ``ceil(f 2^53) / 2^53``."""
+    return np.ceil((scaled - np.floor(scaled)) * 2.0**53) * 2.0**-53
+
+
+def _blocks(size):
+    """Slices of ``SCALAR_BLOCK`` consecutive values covering ``range(size)``."""
+    return [
+        slice(start, start + SCALAR_BLOCK) for start in range(0, size, SCALAR_BLOCK)
+    ]
+
+
+def _uniform_below(words, counts):
+    """``floor(w n / 2^64)`` for words ``w`` and ``counts`` ``n < 2^31``: ``NoiseSource.integers``.
+
+    Exact in 64-bit integers (``words`` is overwritten); returned as floats.
+    """
+    low = words & np.uint64(0xFFFFFFFF)
+    low *= counts
+    low >>= np.uint64(32)
+    words >>= np.uint64(32)
+    words *= counts
+    words += low
+    words >>= np.uint64(32)
+    return words.astype(np.float64)
 
 
 class _IntervalMechanism:
@@ -129,6 +172,15 @@ class _IntervalMechanism:
         """Clip to the interval and map to [-1, 1]."""
         values = self._clip(values)
         return (2.0 * values - self.lower - self.upper) / (self.upper - self.lower)
+
+    def _unit_block(self, values):
+        """:meth:`_to_unit` of already validated values, in one new array (same floats)."""
+        t = np.clip(values, self.lower, self.upper)
+        t *= 2.0
+        t -= self.lower
+        t -= self.upper
+        t /= self.upper - self.lower
+        return t
 
     def _from_unit(self, t):
         return 0.5 * (self.upper + self.lower) + 0.5 * (self.upper - self.lower) * t
@@ -286,7 +338,8 @@ class LaplaceMechanism(_IntervalMechanism):
 
     Variance of the estimate (the report itself), exact for what is
     sampled: the report is ``g clamp(A + J)`` with ``A`` the lattice point
-    below ``v / g`` plus a coin of probability ``f = frac(v / g)``; the mean
+    below ``v / g`` plus a coin of probability ``f = ceil(frac(v / g) 2^53)
+    / 2^53``; the mean
     and variance of ``clamp(a + J)`` for every lattice input ``a`` come from
     prefix sums of the implemented probabilities, mixed over the two values
     of ``A``. It is ``g^2 (Var J + f (1 - f))`` within ``2e-8`` relative
@@ -345,10 +398,19 @@ class LaplaceMechanism(_IntervalMechanism):
         """Reports of the shape of ``values``, multiples of :attr:`granularity`."""
         d = self._design
         source = check_client_random_state(random_state)
-        index = _randomized_round(self._clip(values) / d.granularity, source)
-        index += d.sampler.sample(source, index.shape)
-        np.clip(index, d.low - d.margin, d.high + d.margin, out=index)
-        return index * d.granularity
+        values = check_finite_array(values, name="values")
+        reports = np.empty(values.shape)
+        flat, out = values.reshape(-1), reports.reshape(-1)
+        # The words of the rounding coins of every value, then of the noise.
+        coins, noise = source.segments(flat.size, 2)
+        for block in _blocks(flat.size):
+            scaled = np.clip(flat[block], self.lower, self.upper)
+            scaled /= d.granularity
+            index = _round_in_place(scaled, coins)
+            index += d.sampler.draw(noise.words(scaled.size))
+            np.clip(index, d.low - d.margin, d.high + d.margin, out=index)
+            np.multiply(index, d.granularity, out=out[block])
+        return reports
 
     def estimate(self, reports):
         return np.asarray(reports, dtype=float)
@@ -358,17 +420,22 @@ class LaplaceMechanism(_IntervalMechanism):
         values = np.zeros(()) if values is None else values
         scaled = self._clip(values) / d.granularity
         base = np.floor(scaled)
-        f = scaled - base
+        f = _coin_probability(scaled)
         at = (base - d.low).astype(np.intp)
         up = np.minimum(at + 1, d.high - d.low)  # f = 0 there when clipped
-        # The report is clamp(A + J) with A = base + Bernoulli(f): mix the
-        # two laws (total variance: within plus between).
+        # The report is clamp(A + J) with A = base + Bernoulli(f), f the
+        # rounding coin's probability: mix the two laws (total variance:
+        # within plus between).
         within = (1.0 - f) * d.spread[at] + f * d.spread[up]
         between = f * (1.0 - f) * (1.0 + d.shift[up] - d.shift[at]) ** 2
         return d.granularity**2 * (within + between)
 
 
 # ----------------------------------------------------------------------- Duchi
+
+
+#: Resolution of the Duchi coin: ``NoiseSource.coins``, ``uniform() < p``.
+DUCHI_COIN_BITS = 53
 
 
 def _duchi_bounds(epsilon):
@@ -378,7 +445,9 @@ def _duchi_bounds(epsilon):
 
 @lru_cache(maxsize=128)
 def _duchi_design(epsilon):
-    return design_epsilon(epsilon, lambda e: coin_epsilon(*_duchi_bounds(e)))
+    return design_epsilon(
+        epsilon, lambda e: coin_epsilon(*_duchi_bounds(e), bits=DUCHI_COIN_BITS)
+    )
 
 
 class DuchiMechanism(_IntervalMechanism):
@@ -392,17 +461,19 @@ class DuchiMechanism(_IntervalMechanism):
 
     Guarantee: epsilon-LDP per released value. The probability is clipped
     to ``[lo, hi] = [1, e^eps_d] / (e^eps_d + 1)`` (float64) and the bit
-    drawn by :meth:`~sklearn_ldp.randomizers.NoiseSource.bernoulli`, which
-    returns True with probability exactly ``ceil(p 2^64) / 2^64``: the
-    implemented ``P[+1]`` lies in ``[A, B] / 2^64``, ``A = ceil(lo 2^64)``,
-    ``B = ceil(hi 2^64)``, for every input, and the mechanism is exactly
-    ``ln max(B / A, (2^64 - A) / (2^64 - B))``-LDP
-    (:func:`~sklearn_ldp.accounting.coin_epsilon`), which ``eps_d`` keeps
-    at most the requested epsilon (slack ``~1e-15`` at epsilon = 1; capped
-    where ``hi`` would round to 1, beyond epsilon of about 36).
+    drawn by the 53-bit coin :meth:`~sklearn_ldp.randomizers.NoiseSource.coins`
+    (``uniform() < p``, one word), which returns True with probability
+    exactly ``ceil(p 2^53) / 2^53``: the implemented ``P[+1]`` lies in ``[A,
+    B] / 2^53``, ``A = ceil(lo 2^53)``, ``B = ceil(hi 2^53)``, for every
+    input, and the mechanism is exactly ``ln max(B / A, (2^53 - A) / (2^53
+    - B))``-LDP (:func:`~sklearn_ldp.accounting.coin_epsilon` with
+    ``bits=53``), which ``eps_d`` keeps at most the requested epsilon (slack
+    ``~1e-15`` at epsilon = 1, ``3e-10`` at 15, ``3e-3`` at 31; capped
+    beyond epsilon of about 36, where ``hi`` rounds to within ``2^-52`` of
+    1 in float64, as with 64-bit coins).
 
-    Unbiased up to ``2^-63 B`` (the coin's rounding up); variance ``B^2 -
-    t^2`` in unit scale (the same, up to ``2^-62 B^2``, for what is sampled).
+    Unbiased up to ``2^-52 B`` (the coin's rounding up); variance ``B^2 -
+    t^2`` in unit scale (the same, up to ``2^-51 B^2``, for what is sampled).
 
     Examples
     --------
@@ -434,9 +505,22 @@ class DuchiMechanism(_IntervalMechanism):
     def randomize(self, values, random_state=None):
         design = self.design_epsilon
         source = check_client_random_state(random_state)
-        prob = 0.5 + 0.5 * math.tanh(0.5 * design) * self._to_unit(values)
-        prob = np.clip(prob, *_duchi_bounds(design))
-        return np.where(source.bernoulli(prob), 1.0, -1.0)
+        values = check_finite_array(values, name="values")
+        # P[+1] = 1/2 + tanh(eps_d / 2) t / 2, t the value mapped to [-1, 1],
+        # as slope * value + centre; the clip to the bounds also clips the
+        # value to the interval.
+        slope = 0.5 * math.tanh(0.5 * design) / (0.5 * (self.upper - self.lower))
+        centre = 0.5 - slope * 0.5 * (self.upper + self.lower)
+        bounds = _duchi_bounds(design)
+        reports = np.empty(values.shape)
+        flat, out = values.reshape(-1), reports.reshape(-1)
+        out.fill(-1.0)
+        for block in _blocks(flat.size):
+            prob = flat[block] * slope
+            prob += centre
+            np.clip(prob, *bounds, out=prob)
+            np.copyto(out[block], 1.0, where=source.coins(prob))
+        return reports
 
     def estimate(self, reports):
         return self._from_unit(self.bound * np.asarray(reports, dtype=float))
@@ -553,8 +637,9 @@ class PiecewiseMechanism(_IntervalMechanism):
     1).
 
     Variance in unit scale, exact for the ideal probabilities (the
-    implemented ones differ by ``~2^-64`` relative; ``f`` the
-    fractional part of the window start, ``p_low g^2 M (M + 1) (2M + 1) / 3 +
+    implemented ones differ by ``~2^-64`` relative; ``f`` the rounding
+    coin's probability, the fractional part of the window start to
+    ``2^-53``, ``p_low g^2 M (M + 1) (2M + 1) / 3 +
     kappa t^2 + g^2 (f (1 - f) + (N^2 - 1) / 12) / kappa - t^2``); it is
     within 0.1% of the continuous ``t^2 / (e^(eps/2) - 1) + (e^(eps/2) + 3)
     / (3 (e^(eps/2) - 1)^2)`` for epsilon in ``[0.5, 8]``. Lower than
@@ -603,15 +688,31 @@ class PiecewiseMechanism(_IntervalMechanism):
         d = self._design
         N, M = d.width, d.half
         source = check_client_random_state(random_state)
-        t = self._to_unit(values)
-        start = _randomized_round(t * (d.kappa / d.granularity) - 0.5 * (N - 1), source)
-        high = source.bernoulli(np.full(t.shape, d.high_prob))
-        position = source.integers(np.where(high, N, 2 * M + 1 - N), t.shape)
-        # Low points: -M .. start - 1, then start + N .. M.
-        index = np.where(high, start, N * (position >= start + M) - M)
-        index += position
-        index *= d.granularity
-        return index
+        values = check_finite_array(values, name="values")
+        reports = np.empty(values.shape)
+        flat, out = values.reshape(-1), reports.reshape(-1)
+        # NoiseSource.bernoulli(P_high) and .integers(count) on the same words.
+        high_threshold = coin_thresholds(np.array(d.high_prob))
+        counts = np.array([2 * M + 1 - N, N], dtype=np.uint64)
+        # The words of every value's rounding coin, then its window coin,
+        # then its position.
+        coins, windows, positions = source.segments(flat.size, 3)
+        for block in _blocks(flat.size):
+            scaled = self._unit_block(flat[block])
+            scaled *= d.kappa / d.granularity
+            scaled -= 0.5 * (N - 1)
+            start = _round_in_place(scaled, coins)
+            high = windows.words(scaled.size) < high_threshold
+            position = _uniform_below(
+                positions.words(scaled.size), counts[high.view(np.uint8)]
+            )
+            # Low points: -M .. start - 1, then start + N .. M.
+            index = np.full(scaled.shape, -float(M))
+            np.copyto(index, float(N - M), where=position >= start + M)
+            np.copyto(index, start, where=high)
+            index += position
+            np.multiply(index, d.granularity, out=out[block])
+        return reports
 
     def estimate(self, reports):
         return self._from_unit(np.asarray(reports, dtype=float))
@@ -621,7 +722,7 @@ class PiecewiseMechanism(_IntervalMechanism):
         g, N, M = d.granularity, d.width, d.half
         values = np.zeros(()) if values is None else values
         t = self._to_unit(values)
-        f = _fraction(t * (d.kappa / g) - 0.5 * (N - 1))
+        f = _coin_probability(t * (d.kappa / g) - 0.5 * (N - 1))
         unit = (
             d.low_prob * g**2 * M * (M + 1) * (2 * M + 1) / 3.0
             + d.kappa * t**2
@@ -719,7 +820,8 @@ class BassilySmithMechanism(_IntervalMechanism):
 
     Variance of the estimate ``2 b z`` of ``v`` (in ``[0, 1]`` units):
     ``E[4 b z^2 | v] = 2 E[(z + v)^2]`` by the same identity, so it is
-    ``v^2 + 2 Var z + 2 g^2 f (1 - f)``, ``f = frac(v / g)`` (the rounding),
+    ``v^2 + 2 Var z + 2 g^2 f (1 - f)``, ``f = ceil(frac(v / g) 2^53) /
+    2^53`` (the rounding coin's probability),
     with ``Var z = g^2 Var J`` of the implemented sampler: exact for what is
     sampled up to the clamp of ``z`` (below ``1e-9`` relative), and the
     continuous protocol's ``v^2 + 4 / eps0^2`` within ``1e-6``.
@@ -776,10 +878,30 @@ class BassilySmithMechanism(_IntervalMechanism):
         public = (
             source.public() if public is None else check_client_random_state(public)
         )
-        v = g * _randomized_round(self._to_zero_one(values) / g, source)
-        z = g * sampler.sample(public, v.shape)
-        bits = source.bernoulli(0.5 * np.exp(eps0 * (np.abs(z) - np.abs(z - v))))
-        return np.stack([z, bits.astype(np.float64)], axis=-1)
+        values = check_finite_array(values, name="values")
+        reports = np.empty(values.shape + (2,))
+        flat, out = values.reshape(-1), reports.reshape(-1, 2)
+        # The words of every value's rounding coin, then of its bit.
+        coins, bits = source.segments(flat.size, 2)
+        for block in _blocks(flat.size):
+            v = self._unit_block(flat[block])
+            v += 1.0
+            v *= 0.5
+            v /= g
+            v = _round_in_place(v, coins)
+            v *= g
+            z = sampler.sample(public, v.size) * g
+            out[block, 0] = z
+            # p = exp(eps0 (|z| - |z - v|)) / 2 < 1, NoiseSource.bernoulli's coin.
+            v -= z
+            np.abs(v, out=v)
+            np.abs(z, out=z)
+            z -= v
+            z *= eps0
+            np.exp(z, out=z)
+            z *= 0.5
+            out[block, 1] = bits.words(z.size) < coin_thresholds(z)
+        return reports
 
     def estimate(self, reports):
         reports = np.asarray(reports, dtype=float)
@@ -790,6 +912,6 @@ class BassilySmithMechanism(_IntervalMechanism):
         g, _, cells_variance = _public_laplace(self.internal_epsilon)
         values = np.zeros(()) if values is None else values
         v = self._to_zero_one(values)
-        f = _fraction(v / g)
+        f = _coin_probability(v / g)
         unit = v**2 + 2.0 * g**2 * (cells_variance + f * (1.0 - f))
         return (self.upper - self.lower) ** 2 * unit

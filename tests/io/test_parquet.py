@@ -416,3 +416,68 @@ def test_a_failed_write_leaves_no_part(tmp_path, monkeypatch):
     with pytest.raises(OSError, match="No space left"):
         _synthetic(4).to_parquet(tmp_path)
     assert sorted(os.listdir(tmp_path)) == before  # no part, no temporary file
+
+
+def test_concurrent_appends_take_distinct_sequence_numbers(tmp_path):
+    import threading
+
+    _synthetic(3).to_parquet(tmp_path)
+    errors = []
+
+    def append(seed):
+        try:
+            _synthetic(50, seed=seed).to_parquet(tmp_path)
+        except Exception as error:  # pragma: no cover - reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=append, args=(s,)) for s in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors
+    parts = layout.list_parts(tmp_path)
+    numbers = sorted(int(layout.PART_NAME.fullmatch(p)[1]) for p in parts)
+    assert numbers == list(range(7))
+    assert len(read_reports(tmp_path)) == 3 + 6 * 50
+    assert sorted(os.listdir(tmp_path)) == parts  # no lock or temporary file left
+
+
+def test_the_configuration_is_checked_again_under_the_lock(tmp_path, monkeypatch):
+    # A writer that passed the early check waits for the lock while another
+    # writer publishes a part of another configuration: it must refuse.
+    import threading
+
+    _synthetic(3).to_parquet(tmp_path)
+    waiting = threading.Event()
+    real_lock = layout._append_lock
+
+    class ObservedLock(real_lock):
+        def __enter__(self):
+            waiting.set()
+            return super().__enter__()
+
+    monkeypatch.setattr(layout, "_append_lock", ObservedLock)
+    outcome = []
+
+    def append():
+        try:
+            outcome.append(_synthetic(4).to_parquet(tmp_path))
+        except ValueError as error:
+            outcome.append(error)
+
+    with real_lock(os.fspath(tmp_path)):
+        thread = threading.Thread(target=append)
+        thread.start()
+        assert waiting.wait(timeout=60)
+        other = _synthetic(
+            5, config={"randomizer": "Demo", "epsilon": 2.0, "bounds": (0, 1)}
+        )
+        written = other.to_parquet(tmp_path / "elsewhere")
+        os.replace(written, tmp_path / "part-00000001-0123abcd.parquet")
+        os.rmdir(tmp_path / "elsewhere")
+    thread.join(timeout=60)
+    assert len(outcome) == 1 and isinstance(outcome[0], ValueError)
+    assert "another randomizer configuration" in str(outcome[0])
+    assert len(layout.list_parts(tmp_path)) == 2
+    assert not [name for name in os.listdir(tmp_path) if name.endswith(".tmp")]

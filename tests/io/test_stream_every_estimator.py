@@ -124,3 +124,23 @@ def test_partial_fit_exactly_where_the_server_is_one_pass(cls):
     # The estimator page says how its server reads a stream.
     assert "Streaming: the server" in doc, cls.__name__
     assert ("one pass" in doc) == one_pass or "is not one pass" in doc, cls.__name__
+
+
+#: Estimators whose default configuration has a one-pass server (issue 19;
+#: some of their other configurations keep every report in memory).
+ONE_PASS_BY_DEFAULT = ("GLMLDPClassifier", "HingeLDPClassifier")
+
+
+@pytest.mark.parametrize("name", ONE_PASS_BY_DEFAULT)
+def test_the_default_configuration_streams_and_partial_fits(name):
+    cls = getattr(sklearn_ldp, name)
+    est, reports, X = _reports(cls)
+    assert est._server_aggregate(reports.config) is not None
+    y = _data(cls, n=N, seed=1)[1]
+    batched = clone(est)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for rows in (slice(0, 1000), slice(1000, N)):
+            batched.partial_fit(X[rows], y[rows], classes=np.unique(y))
+    assert batched.n_samples_seen_ == N
+    assert np.all(np.isfinite(batched.decision_function(X)))

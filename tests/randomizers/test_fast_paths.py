@@ -1,17 +1,27 @@
 """The fast paths of the client and of the per-fold sums equal their definitions.
 
 The lattice release runs in cache-sized blocks, on float64 integers, with
-one packed alias table; the row norms take a plain sum of squares where it
-cannot overflow or underflow; the per-fold sums sort each chunk by fold.
-Each is checked here against the plain definition it replaces, on the same
-random words.
+one packed alias table; the scalar mechanisms run in blocks too, reading
+the words of each whole-array draw through ``NoiseSource.segments``; the
+coins compare 64-bit integer thresholds; the row norms take a plain sum of
+squares where it cannot overflow or underflow; the per-fold sums sort each
+chunk by fold. Each is checked here against the plain definition it
+replaces, on the same random words.
 """
 
 import numpy as np
 import pytest
 
 from sklearn_ldp.aggregation import FoldedMoments
-from sklearn_ldp.randomizers import NoiseSource, clip_l2
+from sklearn_ldp.randomizers import (
+    BassilySmithMechanism,
+    DuchiMechanism,
+    LaplaceMechanism,
+    NoiseSource,
+    PiecewiseMechanism,
+    check_client_random_state,
+    clip_l2,
+)
 from sklearn_ldp.randomizers._gaussian import (
     RELEASE_BLOCK,
     clip_to_ball,
@@ -19,6 +29,11 @@ from sklearn_ldp.randomizers._gaussian import (
     lattice_release,
 )
 from sklearn_ldp.randomizers._sampling import rounded_gaussian
+from sklearn_ldp.randomizers._scalar import (
+    SCALAR_BLOCK,
+    _duchi_bounds,
+    _public_laplace,
+)
 from sklearn_ldp.utils import row_norms
 
 
@@ -139,3 +154,114 @@ def test_folded_moments_equal_the_per_fold_sums():
         np.testing.assert_allclose(folded.tt[k], np.sum(T[rows] ** 2, axis=0))
     assert folded.counts.tolist() == np.bincount(folded.fold_of).tolist()
     assert sorted(folded.counts) == [2001, 2001, 2001, 2002, 2002]
+
+
+# ------------------------------------------- scalar mechanisms, coins, segments
+
+
+def test_segments_hand_out_the_words_of_consecutive_draws():
+    reference = _seeded(3).words(700)
+    source = _seeded(3)
+    first, second = source.segments(300, 2)
+    # Any split of each run reads the same words, and the source continues
+    # after both runs.
+    np.testing.assert_array_equal(
+        np.concatenate([second.words(120), second.words(180)]), reference[300:600]
+    )
+    np.testing.assert_array_equal(first.words((3, 100)).ravel(), reference[:300])
+    np.testing.assert_array_equal(source.words(100), reference[600:])
+    # uniform reads one word per value too.
+    (run,) = _seeded(3).segments(10, 1)
+    np.testing.assert_array_equal(
+        run.uniform(10), (reference[:10] >> np.uint64(11)).astype(float) * 2.0**-53
+    )
+    secure = NoiseSource()
+    assert secure.segments(5, 2) == [secure, secure]
+
+
+def test_bernoulli_and_coins_are_the_stated_integer_thresholds():
+    rng = np.random.RandomState(4)
+    prob = np.concatenate(
+        [
+            rng.uniform(0.0, 1.0, 3000),
+            rng.uniform(0.0, 1e-6, 1000),  # prob 2^64 has a fractional part
+            [0.0, 1.0, 2.0**-64, 2.0**-70, 0.5, 1.0 - 2.0**-53, 1.0 - 2.0**-40],
+        ]
+    )
+    words = [int(w) for w in _seeded(5).words(prob.size)]
+    # Exact thresholds: prob times a power of two, then its ceiling.
+    wide = [int(np.ceil(np.ldexp(p, 64))) for p in prob]
+    assert _seeded(5).bernoulli(prob).tolist() == [
+        w < t for w, t in zip(words, wide, strict=True)
+    ]
+    narrow = [int(np.ceil(np.ldexp(p, 53))) for p in prob]
+    assert _seeded(5).coins(prob).tolist() == [
+        (w >> 11) < t for w, t in zip(words, narrow, strict=True)
+    ]
+
+
+def _laplace_by_definition(mech, values, seed):
+    d = mech._design
+    source = check_client_random_state(seed)
+    scaled = np.clip(values, mech.lower, mech.upper) / d.granularity
+    index = np.floor(scaled)
+    index += source.rounding_coins(scaled - index)
+    index += d.sampler.sample(source, index.shape)
+    return np.clip(index, d.low - d.margin, d.high + d.margin) * d.granularity
+
+
+def _duchi_by_definition(mech, values, seed):
+    source = check_client_random_state(seed)
+    design = mech.design_epsilon
+    prob = 0.5 + 0.5 * np.tanh(0.5 * design) * mech._to_unit(values)
+    prob = np.clip(prob, *_duchi_bounds(design))
+    return np.where(source.coins(prob), 1.0, -1.0)
+
+
+def _piecewise_by_definition(mech, values, seed):
+    d = mech._design
+    N, M = d.width, d.half
+    source = check_client_random_state(seed)
+    scaled = mech._to_unit(values) * (d.kappa / d.granularity) - 0.5 * (N - 1)
+    start = np.floor(scaled)
+    start += source.rounding_coins(scaled - start)
+    high = source.bernoulli(np.full(scaled.shape, d.high_prob))
+    position = source.integers(np.where(high, N, 2 * M + 1 - N), scaled.shape)
+    index = np.where(high, start, N * (position >= start + M) - M) + position
+    return index * d.granularity
+
+
+def _bassily_smith_by_definition(mech, values, seed):
+    g, sampler, _ = _public_laplace(mech.internal_epsilon)
+    source = check_client_random_state(seed)
+    public = source.public()
+    scaled = 0.5 * (mech._to_unit(values) + 1.0) / g
+    v = np.floor(scaled)
+    v += source.rounding_coins(scaled - v)
+    v *= g
+    z = g * sampler.sample(public, v.shape)
+    p = 0.5 * np.exp(mech.internal_epsilon * (np.abs(z) - np.abs(z - v)))
+    return np.stack([z, source.bernoulli(p).astype(float)], axis=-1)
+
+
+@pytest.mark.parametrize(
+    ("mechanism_class", "definition"),
+    [
+        (LaplaceMechanism, _laplace_by_definition),
+        (DuchiMechanism, _duchi_by_definition),
+        (PiecewiseMechanism, _piecewise_by_definition),
+        (BassilySmithMechanism, _bassily_smith_by_definition),
+    ],
+)
+@pytest.mark.parametrize("epsilon", [0.5, 4.0])
+def test_blocked_scalar_mechanisms_equal_their_whole_array_definitions(
+    mechanism_class, definition, epsilon
+):
+    # More than two blocks, the last one partial; values beyond the interval.
+    values = np.random.RandomState(6).uniform(-1.4, 1.3, (2 * SCALAR_BLOCK + 100,))
+    mech = mechanism_class(epsilon, -1.0, 1.0)
+    reports = mech.randomize(values.reshape(-1, 3), random_state=8)
+    expected = definition(mech, values, 8)
+    np.testing.assert_array_equal(
+        reports.reshape(expected.shape), expected, strict=True
+    )

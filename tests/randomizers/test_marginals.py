@@ -160,7 +160,7 @@ def test_hadamard_parities_and_reports():
     assert config["granularity"] == 1.0 and config["response"] == "randomized_response"
     valid, reasons = rand.validate_reports(reports)
     assert valid.all() and not reasons
-    # At epsilon ~ 36.7 randomized response keeps every sign: the reported
+    # At epsilon ~ 36.0 randomized response keeps every sign: the reported
     # value is the parity of the reported subset.
     expected = parities[np.arange(400), reports["coordinate"]]
     np.testing.assert_array_equal(reports["value"], expected)

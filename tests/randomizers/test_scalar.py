@@ -146,7 +146,7 @@ def implemented_epsilon(mech):
         sampler = mech._design.sampler
         return relative_error_epsilon(mech.design_epsilon, sampler.max_relative_error)
     if isinstance(mech, DuchiMechanism):
-        return coin_epsilon(*_duchi_bounds(mech.design_epsilon))
+        return coin_epsilon(*_duchi_bounds(mech.design_epsilon), bits=53)
     if isinstance(mech, PiecewiseMechanism):
         return _piecewise_implemented(mech.design_epsilon)
     return _bassily_smith_implemented(mech.design_epsilon)
