@@ -1,0 +1,219 @@
+"""Many-seed checks of single benchmark cells, quoted in the estimator pages.
+
+The benchmark tables run every cell with a few seeds; where a cell looked
+off, the pages quote a check of that one cell with many more seeds (or, for
+``DPSVRGClassifier`` at ``n = 10^6``, the one size the table did not run).
+Each check prints its numbers (mean ± standard error over seeds):
+
+``frequency-cell N K EPS FIRST COUNT [THEIR ...]``
+    ``FrequencyLDP(mechanism='auto')`` against multi-freq-ldpy's mechanisms
+    (``GRR``, ``OUE``, ``OLH``, ``SS``) on the Zipf population of
+    ``bench_frequency``, seeds ``FIRST .. FIRST + COUNT - 1``, with the paired
+    differences and the predicted variances of the unbiased estimates.
+``frequency-postprocess N K EPS SEEDS [MECHANISM]``
+    One mechanism's unbiased estimate (``postprocess='none'``), its
+    Euclidean projection onto the simplex and clip-and-renormalize (what
+    multi-freq-ldpy does), on the same reports.
+``marginals-cell POPULATION N EPS K FIRST LAST``
+    ``KWayMarginalsLDP`` with ``method='chebyshev'`` and ``'hadamard'``
+    (seeds ``FIRST .. LAST - 1``), with their predicted errors.
+``dp-svrg-large POPULATION EPS[,EPS...] SEED``
+    ``DPSVRGClassifier()`` and diffprivlib's ``LogisticRegression`` at
+    ``n = 10^6`` (diffprivlib through its own environment, as in
+    ``bench_dp_svrg``), with the non-private ``LogisticRegression``.
+
+Run ``python -m benchmarks.spot_checks <check> <arguments>``.
+"""
+
+import argparse
+import json
+import subprocess
+import time
+import warnings
+
+import numpy as np
+from sklearn.linear_model import LogisticRegression
+
+from benchmarks._harness import Data
+from benchmarks._populations import POPULATIONS
+from benchmarks.bench_dp_svrg import DIFFPRIVLIB_PYTHON
+from benchmarks.bench_frequency import (
+    _ours,
+    _population,
+    _theirs,
+    _warm_up,
+    their_variance,
+)
+from benchmarks.bench_marginals import MSE, evaluate_methods, method_fit
+from sklearn_ldp import DPSVRGClassifier, FrequencyLDP, KWayMarginalsLDP
+from sklearn_ldp.aggregation import predicted_table_error, project_simplex
+from sklearn_ldp.randomizers import frequency_mechanism_variances
+
+
+def _mean_se(values):
+    values = np.asarray(values, dtype=float)
+    return f"{values.mean():.4g} ± {values.std(ddof=1) / np.sqrt(len(values)):.2g}"
+
+
+def frequency_cell(n, k, epsilon, first, count, theirs):
+    _warm_up()
+    labels = ["ours: auto"] + [f"theirs: {name}" for name in theirs]
+    errors = {label: [] for label in labels}
+    for seed in range(first, first + count):
+        values, truth = _population(n, k, seed)
+        for label in labels:
+            name = label.split(": ")[1]
+            fit = _ours(name) if label.startswith("ours") else _theirs(name)
+            estimate, _ = fit(values, k, epsilon, seed)
+            errors[label].append(np.mean((np.asarray(estimate) - truth) ** 2))
+    print(f"n={n} k={k} epsilon={epsilon}, seeds {first}..{first + count - 1}")
+    print("predicted variance of our unbiased estimates (per user):")
+    print(frequency_mechanism_variances(k, epsilon))
+    print({name: their_variance(name, k, epsilon) / n for name in theirs})
+    ours = np.asarray(errors["ours: auto"])
+    for label, values in errors.items():
+        print(f"{label:14s} {_mean_se(values)}   ours minus this {_mean_se(ours - values)}")
+
+
+def frequency_postprocess(n, k, epsilon, seeds, mechanism):
+    rules = {
+        "none": lambda u: u,
+        "simplex": project_simplex,
+        "clip_renorm": lambda u: np.clip(u, 0, None) / np.clip(u, 0, None).sum(),
+    }
+    errors = {name: [] for name in rules}
+    for seed in range(seeds):
+        values, truth = _population(n, k, seed)
+        unbiased = (
+            FrequencyLDP(
+                epsilon=epsilon,
+                categories=k,
+                mechanism=mechanism,
+                unknown="error",
+                postprocess="none",
+                random_state=seed,
+            )
+            .fit(values[:, None].astype(float))
+            .frequencies_
+        )
+        for name, rule in rules.items():
+            errors[name].append(np.mean((rule(unbiased) - truth) ** 2))
+    predicted = frequency_mechanism_variances(k, epsilon)[mechanism] / n
+    print(f"n={n} k={k} epsilon={epsilon} {mechanism}, {seeds} seeds")
+    print(f"predicted MSE of the unbiased estimate: {predicted:.4g}")
+    simplex = np.asarray(errors["simplex"])
+    for name, values in errors.items():
+        print(f"{name:12s} {_mean_se(values)}   minus simplex {_mean_se(values - simplex)}")
+
+
+def marginals_cell(population, n, epsilon, k, first, last):
+    users = POPULATIONS[population]
+    n_features = users.params["n_features"]
+    methods = ("chebyshev", "hadamard")
+    for method in methods:
+        randomizer = KWayMarginalsLDP(epsilon=epsilon, k=k, method=method)
+        variance, bias = predicted_table_error(
+            randomizer.make_randomizer(n_features, n_users=n), n
+        )
+        print(f"{method}: predicted MSE per cell {(variance + bias) / 2**k:.4g}")
+    errors = {method: [] for method in methods}
+    for seed in range(first, last):
+        X, y, _, _ = users.train_test(n, seed, 0)
+        data = Data(X, y, None, None, users, seed)
+        for method in methods:
+            result = method_fit(k, method)(data, epsilon, seed)
+            errors[method].append(evaluate_methods(result, data)[MSE])
+    for method, values in errors.items():
+        print(f"{method:10s} {_mean_se(values)} ({len(values)} seeds)")
+    difference = np.subtract(errors["hadamard"], errors["chebyshev"])
+    print(f"hadamard - chebyshev {_mean_se(difference)}")
+
+
+def dp_svrg_large(population, epsilons, seed, n=1_000_000):
+    users = POPULATIONS[population]
+    X, y, X_test, y_test = users.train_test(n, seed)
+    start = time.perf_counter()
+    reference = LogisticRegression(max_iter=1000).fit(X, y)
+    print(
+        f"LogisticRegression(C=1): {reference.score(X_test, y_test):.4f} "
+        f"({time.perf_counter() - start:.1f} s)"
+    )
+    for epsilon in epsilons:
+        start = time.perf_counter()
+        model = DPSVRGClassifier(
+            epsilon=epsilon,
+            delta=1e-7,
+            data_norm=users.data_norm,
+            classes=(0, 1),
+            random_state=seed,
+        ).fit(X, y)
+        print(
+            f"DPSVRGClassifier() epsilon {epsilon}: {model.score(X_test, y_test):.4f} "
+            f"({time.perf_counter() - start:.1f} s, {model.n_epochs_} steps)"
+        )
+    command = [
+        DIFFPRIVLIB_PYTHON,
+        "-m",
+        "benchmarks.external.diffprivlib_logistic",
+        "--population",
+        population,
+        "--n",
+        str(n),
+        "--seed",
+        str(seed),
+        "--epsilons",
+        *map(str, epsilons),
+    ]
+    try:
+        out = subprocess.run(command, capture_output=True, text=True, check=True)
+    except (OSError, subprocess.CalledProcessError) as error:
+        print(f"diffprivlib not run ({error}); see benchmarks/README.md")
+        return
+    for row in json.loads(out.stdout):
+        print(f"diffprivlib epsilon {row['epsilon']}: {row['accuracy']:.4f}")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    checks = parser.add_subparsers(dest="check", required=True)
+    p = checks.add_parser("frequency-cell")
+    for name, kind in (("n", int), ("k", int), ("epsilon", float)):
+        p.add_argument(name, type=kind)
+    p.add_argument("first", type=int)
+    p.add_argument("count", type=int)
+    p.add_argument("theirs", nargs="*", default=["GRR", "OUE", "SS"])
+    p = checks.add_parser("frequency-postprocess")
+    for name, kind in (("n", int), ("k", int), ("epsilon", float), ("seeds", int)):
+        p.add_argument(name, type=kind)
+    p.add_argument("mechanism", nargs="?", default="subset_selection")
+    p = checks.add_parser("marginals-cell")
+    p.add_argument("population", choices=sorted(POPULATIONS))
+    for name, kind in (("n", int), ("epsilon", float), ("k", int)):
+        p.add_argument(name, type=kind)
+    p.add_argument("first", type=int)
+    p.add_argument("last", type=int)
+    p = checks.add_parser("dp-svrg-large")
+    p.add_argument("population", choices=sorted(POPULATIONS))
+    p.add_argument("epsilons", type=lambda s: [float(e) for e in s.split(",")])
+    p.add_argument("seed", type=int)
+    args = parser.parse_args(argv)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if args.check == "frequency-cell":
+            frequency_cell(
+                args.n, args.k, args.epsilon, args.first, args.count, args.theirs
+            )
+        elif args.check == "frequency-postprocess":
+            frequency_postprocess(
+                args.n, args.k, args.epsilon, args.seeds, args.mechanism
+            )
+        elif args.check == "marginals-cell":
+            marginals_cell(
+                args.population, args.n, args.epsilon, args.k, args.first, args.last
+            )
+        else:
+            dp_svrg_large(args.population, args.epsilons, args.seed)
+
+
+if __name__ == "__main__":
+    main()
