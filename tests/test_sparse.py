@@ -15,6 +15,11 @@ from sklearn.utils._param_validation import InvalidParameterError
 
 import sklearn_ldp.randomizers._gaussian as gaussian_module
 from sklearn_ldp import SparseLDPMeanEstimator, SparseLDPRegressor
+from sklearn_ldp._sparse import (
+    HEAVY_RIDGE_FACTORS,
+    L1_RIDGE_FACTORS,
+    RADIUS_FRACTIONS,
+)
 from sklearn_ldp.randomizers import Reports, feature_map_from_config
 from sklearn_ldp.utils import audit_randomizer
 
@@ -462,11 +467,13 @@ def test_pure_noise_target_falls_back_to_the_constant():
     assert reg.selected_model_ == "constant" and reg.l1_radius_ == 0.0
     assert np.all(reg.coef_ == 0.0)
     assert reg.score(X_test, y_test) >= -_constant_tolerance(reg, y)
-    # One row per candidate: every radius, then the constant; one chosen.
+    # One row per candidate: every (radius, ridge), then the constant; one chosen.
     results = reg.cv_results_
-    assert list(results["candidate"]) == ["model"] * 6 + ["constant"]
+    n_models = len(RADIUS_FRACTIONS) * len(L1_RIDGE_FACTORS) + len(HEAVY_RIDGE_FACTORS)
+    assert list(results["candidate"]) == ["model"] * n_models + ["constant"]
     assert results["selected"].sum() == 1 and results["selected"][-1]
-    assert results["split_risks"].shape == (7, 5)
+    assert results["split_risks"].shape == (n_models + 1, 5)
+    assert reg.alpha_ == np.inf
 
 
 def test_strong_signal_keeps_the_model():
@@ -480,3 +487,7 @@ def test_strong_signal_keeps_the_model():
     assert reg.score(X_test, y_test) > 0.1
     radii = [p["l1_radius"] for p in reg.cv_results_["params"][:-1]]
     assert reg.l1_radius_ in radii and radii[0] == np.abs(w).sum()
+    # The ridge of the choice, in its public units sigma_x^2 sqrt(m / n).
+    ridges = [p["ridge"] for p in reg.cv_results_["params"][:-1]]
+    scale = reg.noise_scale_**2 * np.sqrt(X.shape[1] / X.shape[0])
+    assert any(np.isclose(reg.alpha_, r * scale) for r in ridges)
