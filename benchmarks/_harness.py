@@ -340,6 +340,13 @@ def main(spec, argv=None):
     parser.add_argument("--quick", action="store_true", help="reduced grid (smoke run)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-save", action="store_true", help="print only")
+    names = [getattr(step, "name", None) for step in spec.steps]
+    parser.add_argument(
+        "--steps",
+        nargs="+",
+        choices=[name for name in names if name],
+        help="run only these steps (pages) of the benchmark",
+    )
     args = parser.parse_args(argv)
     run = Run(
         quick=args.quick,
@@ -353,5 +360,7 @@ def main(spec, argv=None):
         for category in spec.ignore:
             warnings.simplefilter("ignore", category)
         for step in spec.steps:
+            if args.steps and getattr(step, "name", None) not in args.steps:
+                continue
             for report in step(run):
                 write(report, run)

@@ -13,6 +13,9 @@ over 3 draws (data and noise seeds), for
   ``epsilon/2, delta/2`` per part with the classic formula);
 - ``LinearRegression`` (non-private) and ``trivial`` (the mean of the clean
   training y, non-private);
+- ``noisy mean``: the intercept-only model on the naive baseline's reports
+  (the mean of the noisy ``y``), the trivial predictor as a private server
+  knows it;
 - ``naive OLS``: ``GaussianLeastSquares(debias=False)``, ordinary least
   squares on Gaussian reports of ``(x, y)`` at the same (epsilon, delta);
 - ``debiased LS``: ``GaussianLeastSquares(debias=True)`` on the same reports.
@@ -26,6 +29,8 @@ reports of ``x`` (with and without projecting it onto the l1 ball).
 
 Run ``python -m benchmarks.bench_sparse [--quick]``.
 """
+
+import math
 
 import numpy as np
 from sklearn.dummy import DummyRegressor
@@ -56,7 +61,7 @@ REGRESSION_REPEATS = 3
 #: baseline and of the trivial predictor (the "check" column).
 CHECK_STD_ERRORS = 2.0
 #: Baselines the default is checked against.
-BASELINES = ("trivial", "naive OLS", "debiased LS")
+BASELINES = ("noisy mean", "naive OLS", "debiased LS")
 DEFAULT = "SparseLDPRegressor"
 #: Users per batch for the streaming baselines (bounded memory at n = 1e6).
 BATCH = 100_000
@@ -102,6 +107,21 @@ def least_squares(population, debias):
     return fit
 
 
+def noisy_mean(population):
+    """The intercept-only model on the naive baseline's reports: the mean of
+    the noisy ``y`` (what a private server knows of the trivial predictor)."""
+    naive = least_squares(population, False)
+
+    def fit(data, epsilon, seed):
+        model = naive(data, epsilon, seed)
+        stats, p = model._stats, model._stats.n_components - 1
+        model.coef_ = np.zeros(p)
+        model.intercept_ = float(stats.moment[p] / stats.n)
+        return model
+
+    return fit
+
+
 def regression_methods(population, quick=False):
     return [
         Method(
@@ -116,6 +136,7 @@ def regression_methods(population, quick=False):
         ),
         Method(DEFAULT, regressor(population)),
         Method("paper", regressor(population, calibration="paper"), "paper"),
+        Method("noisy mean", noisy_mean(population), "baseline"),
         Method("naive OLS", least_squares(population, False), "baseline"),
         Method("debiased LS", least_squares(population, True), "baseline"),
     ]
@@ -144,7 +165,7 @@ def mean_se_table(table, metric, default, baselines, higher_is_better=True):
     ``check`` is ``ok`` when the ``default`` method is within
     ``CHECK_STD_ERRORS`` standard errors (of the difference, seeds treated
     as independent) of the best of ``baselines`` and of the first baseline
-    (the trivial predictor), else names what it loses to.
+    (the private trivial predictor), else names what it loses to.
     """
     sign = 1.0 if higher_is_better else -1.0
     cells, stats = {}, {}
@@ -292,7 +313,17 @@ def seed_note(run):
 
 def regression_notes(table, run):
     times, time_columns = time_table(table, "LinearRegression")
-    time_columns = [c for c in time_columns if c != "trivial"]
+    time_columns = [c for c in time_columns if c not in ("trivial", "noisy mean")]
+    rows, _ = regression_table(table)
+    below = [
+        r
+        for r in rows
+        if float(r[DEFAULT].split(" ± ")[0]) < float(r["trivial"].split(" ± ")[0])
+        - CHECK_STD_ERRORS
+        * np.hypot(
+            float(r[DEFAULT].split(" ± ")[1]), float(r["trivial"].split(" ± ")[1])
+        )
+    ]
     chosen = [
         f"{r['population']}, n = {r['n']:,}, eps = {r['epsilon']:g}: "
         f"{r['constant chosen']:.2f}"
@@ -306,6 +337,17 @@ error over {len(draws)} draws (data and noise seeds {list(draws)}). delta = {DEL
 ({DELTA_NOTE}). `check`: `ok` when `{DEFAULT}` is no worse than each of
 {", ".join(f"`{b}`" for b in BASELINES)} by more than {CHECK_STD_ERRORS:g} standard
 errors of the difference (seeds independent), else the baselines it loses to.
+The private baselines' trivial predictor is `noisy mean`: no server knows the
+mean of y better than the reports tell it, within sigma_y / sqrt(n) (R^2 cost
+about sigma_y^2 / (n Var(y)) without prior knowledge of the mean). Cells below
+the clean `trivial` (non-private) by more than {CHECK_STD_ERRORS:g} standard errors:
+{len(below)} of {len(rows)}{
+    "" if not below else " (" + "; ".join(
+        f"{r['population']}, n = {r['n']:,}, eps = {r['epsilon']:g}: "
+        f"{r[DEFAULT]} vs noisy mean {r['noisy mean']}"
+        for r in below
+    ) + ")"
+}.
 
 Populations (||x|| <= data_norm and |y| <= 1 are public; l1_radius =
 ||w*||_1 = 1.22 for the synthetic ones, the default 1 for diabetes):
@@ -314,14 +356,17 @@ Populations (||x|| <= data_norm and |y| <= 1 are public; l1_radius =
 
 Columns: `{DEFAULT}` = library default (projection='auto': the identity
 when n_components = ceil(sqrt(n eps^2 log d)) reaches d, else Gaussian; joint
-analytic calibration; the l1 radius among l1_radius * 4^-k, k = 0..5, and the
-fallback to the noisy mean of y chosen by 5-fold held-out squared risk on the
-reports); `paper` = calibration='paper' (Gaussian projection as printed,
-eps/2 and delta/2 per part, classic formula; the same report-only choice);
+analytic calibration; the l1 radius among l1_radius * 2^-k, k = 0..7, each
+with a ridge of 1 and 3 times sigma_x^2 sqrt(m / n) (the largest radius also
+10 and 30 times), and the fallback to the noisy mean of y, chosen by 5-fold
+held-out squared risk on the reports); `paper` = calibration='paper'
+(Gaussian projection as printed, eps/2 and delta/2 per part, classic
+formula; the same report-only choice);
 `LinearRegression` = non-private scikit-learn; `trivial` = the mean of the
-clean training y (non-private; the private version, the noisy mean, differs
-by sigma_y / sqrt(n)); `naive OLS` = GaussianLeastSquares (debias=False): OLS
-on Gaussian reports of (x, y) at the same (eps, delta); `debiased LS` =
+clean training y (non-private); `noisy mean` = the mean of the noisy y of the
+naive baseline's reports (the private trivial predictor); `naive OLS` =
+GaussianLeastSquares (debias=False): OLS on Gaussian reports of (x, y) at
+the same (eps, delta); `debiased LS` =
 GaussianLeastSquares(debias=True) on the same reports.
 {components_line(table, (DEFAULT, "paper"))}
 
@@ -355,7 +400,8 @@ Populations (l1_radius = 1 and ||x|| <= 1 are public):
 Columns: `SparseLDPMeanEstimator` = library default (p = ceil(eps sqrt(n))
 components, capped at d, identity when p = d; plain mean of the reports; least
 squares over the l1 ball); `paper` = the paper's configuration
-(aggregation='median_of_means' over ceil(18 log(1/delta)) = 208 groups,
+(aggregation='median_of_means' over ceil(18 log(1/delta)) =
+{math.ceil(18 * math.log(1 / DELTA))} groups,
 recovery='basis_pursuit', calibration='paper'); `paper calibration only` = the
 default with calibration='paper' (Gaussian projection, split budget);
 `sample mean` = exact non-private mean (its error is the sampling error);

@@ -16,10 +16,12 @@ from ._discrete import (
 )
 from ._dp_svrg import (
     DPRunNoise,
+    amplify_by_subsampling,
     calibrate_dp_gd,
     calibrate_dp_svrg,
     dp_svrg_rdp,
     dp_svrg_snapshot_multipliers,
+    subsampled_budget,
 )
 from ._exponential import (
     SelectionNoise,
@@ -112,7 +114,9 @@ __all__ = [
     "analytic_gaussian_delta",
     "analytic_gaussian_epsilon",
     "analytic_gaussian_sigma",
+    "amplify_by_subsampling",
     "calibrate_dp_gd",
+    "subsampled_budget",
     "calibrate_dp_svrg",
     "calibrate_noise_multiplier",
     "classic_gaussian_sigma",

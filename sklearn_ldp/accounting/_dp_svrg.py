@@ -377,6 +377,105 @@ AUTO_GD_MIN_STEPS_PER_SQRT_HORIZON = 4.0
 AUTO_GD_MIN_STEPS = 20
 AUTO_GD_MAX_WORK = 4e9
 AUTO_GD_MAX_STEPS = 10_000
+#: Subsample sizes :func:`auto_gd_subsample` tries: ``n / 2^k``, ``k <= 12``,
+#: at least this many rows.
+AUTO_GD_SUBSAMPLE_HALVINGS = 12
+AUTO_GD_MIN_SUBSAMPLE = 1_000
+
+
+def amplify_by_subsampling(epsilon, delta, sample_size, population_size):
+    """The guarantee of an ``(epsilon, delta)``-DP run on a random subset.
+
+    A mechanism that is ``(epsilon, delta)``-DP (replace-one) on datasets of
+    ``m = sample_size`` rows, run on ``m`` rows drawn uniformly *without
+    replacement* from ``n = population_size`` (the draw kept secret), is
+    ``(log(1 + q (e^epsilon - 1)), q delta)``-DP (replace-one) on the ``n``
+    rows, ``q = m / n`` (Balle, Barthe, Gaboardi 2018, "Privacy
+    amplification by subsampling: tight analyses via couplings and
+    divergences", Theorem 9 and Table 1, substitution relation). The record
+    that differs is in the subset with probability ``q``; when it is not,
+    both outputs have the same distribution. The bound is attained (see
+    ``tests/accounting/test_dp_svrg_subsample.py``).
+
+    Examples
+    --------
+    >>> from sklearn_ldp.accounting import amplify_by_subsampling
+    >>> epsilon, delta = amplify_by_subsampling(2.0, 1e-6, 1_000, 100_000)
+    >>> round(epsilon, 4), delta
+    (0.0619, 1e-08)
+    """
+    epsilon = check_epsilon(epsilon)
+    q = _sampling_fraction(sample_size, population_size)
+    return _log_mix(epsilon, q), q * float(delta)
+
+
+def subsampled_budget(epsilon, delta, sample_size, population_size):
+    """The budget a run on a random subset may spend: the inverse of
+    :func:`amplify_by_subsampling`, ``(log(1 + (e^epsilon - 1) / q), delta /
+    q)``, so that the whole is ``(epsilon, delta)``-DP (replace-one)."""
+    epsilon = check_epsilon(epsilon)
+    q = _sampling_fraction(sample_size, population_size)
+    return _log_mix(epsilon, 1.0 / q), float(delta) / q
+
+
+def _log_mix(epsilon, factor):
+    """``log(1 + factor (e^epsilon - 1))`` without overflow for large epsilon
+    (``epsilon + log(e^-epsilon + factor (1 - e^-epsilon))`` there)."""
+    if epsilon < 30.0:
+        return float(np.log1p(factor * np.expm1(epsilon)))
+    return float(epsilon + np.log(np.exp(-epsilon) - factor * np.expm1(-epsilon)))
+
+
+def _sampling_fraction(sample_size, population_size):
+    if not 1 <= sample_size <= population_size:
+        raise ValueError(
+            f"sample_size must be in [1, population_size = {population_size}], "
+            f"got {sample_size}."
+        )
+    return sample_size / population_size
+
+
+def auto_gd_subsample(n_samples, n_weights, epsilon, delta, **schedule_params):
+    """The subsample of rows :func:`auto_gd_schedule` runs on best, from public inputs.
+
+    When the compute cap binds on all ``n`` rows, the run on all of them
+    resolves a shorter horizon than its noise allows (it is more regularized
+    than the balance asks, the accuracy stalls as ``n`` grows). A run on a
+    uniformly random subset of ``m`` rows at the budget of
+    :func:`subsampled_budget` (larger ``epsilon``, so less noise per row, and
+    ``m p`` work per step) is ``(epsilon, delta)``-DP on the ``n`` rows
+    (:func:`amplify_by_subsampling`). The sizes ``n / 2^k`` are tried from
+    the largest; the one whose schedule reaches the longest horizon (the
+    weakest implicit regularization the noise and the cap allow) is kept,
+    all ``n`` rows when the cap does not bind. (Measured alternative, not
+    kept: holding a subset's schedule at the full ``steps_per_sqrt_horizon``
+    instead of letting it drop to ``min_steps_per_sqrt_horizon`` gained
+    0.003 on breast cancer at n = 1e6, epsilon 4, and lost 0.006 on digits
+    at epsilon 4 and 8, seed 0.)
+
+    Returns
+    -------
+    sample_size : int
+    epsilon, delta : float
+        The budget of the run on the subset.
+    schedule : GDSchedule
+    """
+    best = None
+    for k in range(AUTO_GD_SUBSAMPLE_HALVINGS + 1):
+        m = n_samples if k == 0 else int(n_samples // 2**k)
+        if k > 0 and m < AUTO_GD_MIN_SUBSAMPLE:
+            break
+        eps_m, delta_m = subsampled_budget(epsilon, delta, m, n_samples)
+        if delta_m >= 1.0 or not np.isfinite(eps_m):
+            break
+        schedule = auto_gd_schedule(m, n_weights, eps_m, delta_m, **schedule_params)
+        if best is None or schedule.horizon > best[3].horizon * (1.0 + 1e-9):
+            best = (m, eps_m, delta_m, schedule)
+        if not schedule.capped:
+            # Smaller subsets have less data and, as m epsilon_m grows with
+            # m, more noise relative to it: their horizons are shorter.
+            break
+    return best
 
 
 @dataclass(frozen=True)
@@ -469,7 +568,8 @@ def auto_gd_schedule(
     min_steps_per_sqrt_horizon`` (4); below that the horizon shrinks to
     what the capped run resolves, ``H = eta (T / k_min)^2``, and the run is
     more regularized (and less noisy) than the balance asks: at n = 1e6
-    the rule trades accuracy for time.
+    the rule alone trades accuracy for time, and :func:`auto_gd_subsample`
+    runs it on a random subset at an amplified budget instead.
 
     A small explicit ridge, ``alpha = regularization / H``, keeps the
     directions of zero curvature from drifting.
