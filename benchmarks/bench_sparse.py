@@ -349,8 +349,8 @@ the clean `trivial` (non-private) by more than {CHECK_STD_ERRORS:g} standard err
     ) + ")"
 }.
 
-Populations (||x|| <= data_norm and |y| <= 1 are public; l1_radius =
-||w*||_1 = 1.22 for the synthetic ones, the default 1 for diabetes):
+Populations (||x|| <= data_norm and |y| <= 1 are public; l1_radius = ||w*||_1
+= 1.22 for the synthetic ones, the default 1 for diabetes):
 
 {describe(run.grid.populations)}
 
