@@ -133,7 +133,7 @@ ROWS = [
         "R^2",
         lambda eps, mode: ldp.LocalBernsteinRegressor(
             epsilon=eps,
-            mechanism="piecewise" if mode == "improved" else "full_grid",
+            mechanism="auto" if mode == "improved" else "full_grid",
             random_state=0,
         ),
         LinearRegression,
