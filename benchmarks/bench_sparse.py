@@ -314,16 +314,9 @@ def seed_note(run):
 def regression_notes(table, run):
     times, time_columns = time_table(table, "LinearRegression")
     time_columns = [c for c in time_columns if c not in ("trivial", "noisy mean")]
-    rows, _ = regression_table(table)
-    below = [
-        r
-        for r in rows
-        if float(r[DEFAULT].split(" ± ")[0]) < float(r["trivial"].split(" ± ")[0])
-        - CHECK_STD_ERRORS
-        * np.hypot(
-            float(r[DEFAULT].split(" ± ")[1]), float(r["trivial"].split(" ± ")[1])
-        )
-    ]
+    # The same check against the clean (non-private) mean of y alone.
+    rows, _ = mean_se_table(table, "R2", DEFAULT, ("trivial",))
+    below = [r for r in rows if r["check"] != "ok"]
     chosen = [
         f"{r['population']}, n = {r['n']:,}, eps = {r['epsilon']:g}: "
         f"{r['constant chosen']:.2f}"

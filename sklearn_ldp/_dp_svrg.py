@@ -448,13 +448,13 @@ class DPSVRGClassifier(
             W0=np.zeros((rows.shape[1], n_outputs)),
             callback=callback,
         )
-        spent = None
         if self.solver in ("gd", "auto"):
             lengths = np.array([n_epochs])
             step = 1.0 / L if self.learning_rate == "auto" else self.learning_rate
             method = "zcdp" if self.calibration == "paper" else "rdp"
             size, eps_run, delta_run = budget
             noise = calibrate_dp_gd(eps_run, delta_run, n_epochs, method)
+            spent = noise.epsilon
             if size < n_samples:
                 # A uniformly random subset, drawn from the noise generator
                 # and never released: amplification by subsampling
@@ -462,7 +462,7 @@ class DPSVRGClassifier(
                 # (epsilon, delta)-DP on every row.
                 kept = np.sort(rng.choice(n_samples, size, replace=False))
                 problem = (rows[kept], targets[kept], loss)
-            spent, _ = amplify_by_subsampling(noise.epsilon, delta_run, size, n_samples)
+                spent, _ = amplify_by_subsampling(spent, delta_run, size, n_samples)
             W = dp_gd(
                 *problem,
                 step=step,
@@ -483,6 +483,7 @@ class DPSVRGClassifier(
             step = 0.5 / L if self.learning_rate == "auto" else self.learning_rate
             q = min(1.0, self.batch_size / n_samples)
             noise = calibrate_dp_svrg(self.epsilon, self.delta, q, lengths)
+            spent = noise.epsilon
             W = dp_svrg(
                 *problem,
                 step=step,
@@ -497,7 +498,7 @@ class DPSVRGClassifier(
                 **common,
             )
         run = {
-            "epsilon_spent_": noise.epsilon if spent is None else spent,
+            "epsilon_spent_": spent,
             "subsample_size_": int(budget[0]),
             "gradient_bound_": G,
             "difference_bound_": H,

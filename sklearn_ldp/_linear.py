@@ -28,6 +28,7 @@ from .aggregation import (
     select_degree,
     signal_test,
 )
+from .aggregation._selection import gram_noise_scale
 from .aggregation._sufficient import FoldedGramSums
 from .optim import minimize_on_ball, minimize_quadratic_on_ball
 from .randomizers import GaussianCopiesRandomizer, GaussianRecordRandomizer
@@ -317,7 +318,7 @@ class PolynomialOracleClassifierMixin:
             # sigma_x^2 sqrt(d / n) in operator norm: a ridge at that scale
             # (times the loss's slope) keeps the solve stable, as in
             # debiased least squares.
-            noise_ridge = 2.0 * sigma_x**2 * np.sqrt(n_features / moments.n)
+            noise_ridge = 2.0 * gram_noise_scale(sigma_x, n_features, moments.n)
             return quadratic_margin_model(
                 moments,
                 *poly_pair,
@@ -563,7 +564,7 @@ def select_linear_classifier_on_folds(
     # Two tests of "labels independent of the features", each at half the
     # level (Bonferroni): all coordinates (chi-square) and the direction
     # least squares fits on the other folds (one degree of freedom).
-    ridge = 2.0 * sigma_x**2 * np.sqrt(d / n)
+    ridge = 2.0 * gram_noise_scale(sigma_x, d, n)
     p_value = min(
         signal_test(everything, sigma_x, sigma_t),
         directional_signal_test(

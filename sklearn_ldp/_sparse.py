@@ -42,6 +42,7 @@ from .aggregation import (
     project_psd,
 )
 from .aggregation._ridge import StreamedFoldedMoments, select_model_or_constant
+from .aggregation._selection import gram_noise_scale
 from .aggregation._sufficient import FoldedReportSums, GroupedReportSums
 from .optim import l1_constrained_least_squares
 from .randomizers import (
@@ -67,8 +68,8 @@ N_FOLDS = 5
 RADIUS_FRACTIONS = 2.0 ** -np.arange(8)
 #: Ridge penalties added to the debiased Gram matrix of every candidate, in
 #: units of its operator-norm fluctuation ``sigma_x^2 sqrt(m / n)``
-#: (:func:`_ridge_scale`). Without one, the directions in which the noise
-#: of the debiased Gram matrix (its negative eigenvalues, set to 0 by the
+#: (``aggregation._selection.gram_noise_scale``). Without one, the directions
+#: in which the noise of the debiased Gram matrix (its negative eigenvalues, set to 0 by the
 #: PSD projection) exceeds the signal are left to the l1 ball alone;
 #: measured on the same reports (sparse_linear_20d, 10^6 users, eps 4),
 #: the l1 fit at the true radius had held-out R^2 -0.02 without a ridge and
@@ -616,9 +617,15 @@ class SparseLDPRegressor(
             start = getattr(self, "coef_", None) if warm_start else None
             params = candidates[chosen].params
             self.l1_radius_ = float(params["l1_radius"])
-            self.alpha_ = params["ridge"] * _ridge_scale(everything, sigma_x)
+            self.alpha_ = params["ridge"] * gram_noise_scale(
+                sigma_x, everything.n_features, everything.n
+            )
             coef, _, intercept, self.n_iter_, converged = solver(
-                everything, self.l1_radius_, start, ridge=params["ridge"], sigma_x=sigma_x
+                everything,
+                self.l1_radius_,
+                start,
+                ridge=params["ridge"],
+                sigma_x=sigma_x,
             )
             _warn_if_not_converged(converged, self.max_iter)
             if self.recovery == "basis_pursuit" and components is not None:
@@ -630,14 +637,6 @@ class SparseLDPRegressor(
 
     def __sklearn_tags__(self):
         return ldp_tags(super().__sklearn_tags__())
-
-
-def _ridge_scale(moments, sigma_x):
-    """``sigma_x^2 sqrt(m / n)``: the operator-norm fluctuation of the debiased
-    Gram matrix of ``n`` reports in ``m`` dimensions (a Wishart's spread), a
-    function of public quantities and the number of reports only."""
-    m = moments.n_features
-    return sigma_x**2 * np.sqrt(m / max(moments.n, 1))
 
 
 def _l1_ball_fit(
@@ -659,7 +658,7 @@ def _l1_ball_fit(
     ``fit_intercept``), FISTA on ``1/2 (Phi^T w)^T Q (Phi^T w) - b^T Phi^T w``
     over ``||w||_1 <= radius``, and ``intercept = ybar - mu^T Phi^T w``.
     ``ridge`` adds ``ridge * sigma_x^2 sqrt(m / n)`` to ``Q``
-    (:func:`_ridge_scale`).
+    (:func:`~sklearn_ldp.aggregation._selection.gram_noise_scale`).
 
     Returns
     -------
@@ -679,7 +678,7 @@ def _l1_ball_fit(
         cross -= mean_z * mean_v
     n_features = m if components is None else components.shape[1]
     quadratic = project_psd(scatter)
-    quadratic[np.diag_indices(m)] += ridge * _ridge_scale(moments, sigma_x)
+    quadratic[np.diag_indices(m)] += ridge * gram_noise_scale(sigma_x, m, moments.n)
     if start is None or start.shape != (n_features,):
         start = np.zeros(n_features)
     coef, n_iter, converged = l1_constrained_least_squares(

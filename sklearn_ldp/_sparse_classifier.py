@@ -43,6 +43,7 @@ from .aggregation import (
     scaled_margin_risk,
     select_candidate,
 )
+from .aggregation._selection import gram_noise_scale
 from .aggregation._sufficient import FoldedGramSums
 from .losses import get_loss
 from .optim import l1_constrained_least_squares
@@ -269,7 +270,7 @@ def select_radius(folded, models, fit_intercept):
             Candidate("constant", partial(constant_model, fit_intercept=True), {})
         )
     d = folded.zz.shape[1] - 1
-    ridge = 2.0 * folded.sigma_x**2 * np.sqrt(d / max(folded.n, 1))
+    ridge = 2.0 * gram_noise_scale(folded.sigma_x, d, folded.n)
     scores = cross_validate(
         folded,
         candidates,
@@ -656,7 +657,7 @@ class SparseLDPClassifier(
             # The debiased covariance of n reports is off by about
             # sigma_x^2 sqrt(m / n) in operator norm: a ridge at that scale
             # (times the loss's slope), as GLMLDPClassifier's.
-            ridge = coef2[1] * 2.0 * sigma_x**2 * np.sqrt(m / max(folded.n, 1))
+            ridge = coef2[1] * 2.0 * gram_noise_scale(sigma_x, m, folded.n)
             models = [
                 ("model", partial(fit, radius=r, ridge=ridge), {"l1_radius": float(r)})
                 for r in self.l1_radius * _radius_factors(components)

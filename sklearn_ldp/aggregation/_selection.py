@@ -309,6 +309,16 @@ def least_squares_path(moments, alphas, fit_intercept=True):
     return paths
 
 
+def gram_noise_scale(sigma_x, n_features, n_reports):
+    """``sigma_x^2 sqrt(d / n)``: how far the debiased Gram matrix of ``n``
+    reports in ``d`` dimensions is off in operator norm (a Wishart's spread).
+
+    A public quantity (the noise level, the dimension and the number of
+    reports): the scale of every ridge that keeps a debiased solve stable.
+    """
+    return sigma_x**2 * np.sqrt(max(n_features, 1) / max(n_reports, 1))
+
+
 def ridge_alphas(sigma_x, n_features, n_reports, n_alphas=7):
     """A public grid of ridge penalties around the noise scale of the Gram matrix.
 
@@ -317,7 +327,7 @@ def ridge_alphas(sigma_x, n_features, n_reports, n_alphas=7):
     grid spans ``10^-1 .. 10^2`` times that scale (floored at ``1e-6``, the
     non-private limit), a function of public quantities only.
     """
-    scale = max(sigma_x**2 * np.sqrt(max(n_features, 1) / max(n_reports, 1)), 1e-6)
+    scale = max(gram_noise_scale(sigma_x, n_features, n_reports), 1e-6)
     return scale * np.logspace(-1, 2, n_alphas)
 
 

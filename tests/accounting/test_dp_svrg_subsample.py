@@ -1,18 +1,25 @@
 """Amplification by subsampling without replacement, and the 'auto' run on a subset."""
 
+import functools
 import itertools
 import warnings
 
 import numpy as np
 import pytest
 
+import sklearn_ldp._dp_svrg as dp_svrg_module
 from sklearn_ldp import DPSVRGClassifier
 from sklearn_ldp.accounting import (
     amplify_by_subsampling,
     calibrate_dp_gd,
     subsampled_budget,
 )
-from sklearn_ldp.accounting._dp_svrg import auto_gd_schedule, auto_gd_subsample
+from sklearn_ldp.accounting._dp_svrg import (
+    GDSchedule,
+    auto_gd_schedule,
+    auto_gd_subsample,
+)
+from sklearn_ldp.utils import audit_samples
 
 
 def _subsampled_flag_mechanism(epsilon, n, m, has_one):
@@ -82,9 +89,9 @@ def test_estimator_runs_on_a_subset_and_states_the_amplified_guarantee(monkeypat
 
     monkeypatch.setattr(accounting, "AUTO_GD_MIN_SUBSAMPLE", 100)
     monkeypatch.setattr(
-        accounting.auto_gd_schedule,
-        "__kwdefaults__",
-        {**accounting.auto_gd_schedule.__kwdefaults__, "max_work": 2e6},
+        dp_svrg_module,
+        "auto_gd_subsample",
+        functools.partial(auto_gd_subsample, max_work=2e6),
     )
     rng = np.random.RandomState(0)
     X = rng.normal(size=(20_000, 4)) / 4.0
@@ -113,3 +120,69 @@ def test_explicit_steps_use_every_row():
     y = (X[:, 0] > 0).astype(int)
     clf = DPSVRGClassifier(n_epochs=30, classes=(0, 1), random_state=0).fit(X, y)
     assert clf.subsample_size_ == 2_000 and clf.n_epochs_ == 30
+
+
+# ------------------------------------------------ canary audit of the subset run
+def _one_step_on_a_subset(sample_size, claim_amplification=True):
+    """``auto_gd_subsample`` replaced by one DP-GD step on ``sample_size`` rows.
+
+    With ``claim_amplification=False`` the run is the broken twin: it spends
+    the subset's larger budget on *every* row (no subsample), which is not
+    (epsilon, delta)-DP.
+    """
+
+    def subsample(n_samples, n_weights, epsilon, delta, **params):
+        eps_m, delta_m = subsampled_budget(epsilon, delta, sample_size, n_samples)
+        schedule = GDSchedule(
+            alpha=0.1, horizon=1.0, momentum=0.0, n_steps=1, step=1.0, capped=False
+        )
+        size = sample_size if claim_amplification else n_samples
+        return size, eps_m, delta_m, schedule
+
+    return subsample
+
+
+def _canary_audit(clf, n_rows, n_runs, seed=0):
+    # n_rows - 1 rows at x = 0 (zero gradient whatever the weights) and one
+    # canary at x = +50 or -50 (clipped to +-1), label 1; statistic: the
+    # learnt coefficient; thresholds from a separate pilot sample.
+    rng = np.random.RandomState(seed)
+    X_a = np.zeros((n_rows, 1))
+    X_a[0, 0] = 50.0
+    X_b = -X_a
+    labels = np.arange(n_rows) % 2
+    labels[0] = 1
+
+    def statistics(X, runs):
+        return np.array([clf._train(X, labels, 2, rng)[0][0, 0] for _ in range(runs)])
+
+    pilot = np.concatenate([statistics(X_a, n_runs // 4), statistics(X_b, n_runs // 4)])
+    thresholds = np.quantile(pilot, 1 / (1 + np.exp(-np.linspace(-7, 7, 30))))
+    return audit_samples(
+        statistics(X_a, n_runs),
+        statistics(X_b, n_runs),
+        clf.epsilon,
+        clf.delta,
+        thresholds,
+    )
+
+
+def test_canary_subset_run_passes_and_unsampled_twin_fails(monkeypatch):
+    # One row of 256 is trained on, at the budget log(1 + (e - 1) 256) = 6.1
+    # per run; the canary is in the subset with probability 1/256, which
+    # brings the release back to epsilon = 1. The twin spends the same 6.1 on
+    # every row: the canary's half-worst-case gradient still gives it an
+    # epsilon the audit bounds below by 1.43 with 8,000 runs per side.
+    clf = DPSVRGClassifier(epsilon=1.0, fit_intercept=False, alpha=0.1)
+    monkeypatch.setattr(dp_svrg_module, "auto_gd_subsample", _one_step_on_a_subset(1))
+    result = _canary_audit(clf, 256, 8_000)
+    assert result.passed, result
+
+    monkeypatch.setattr(
+        dp_svrg_module,
+        "auto_gd_subsample",
+        _one_step_on_a_subset(1, claim_amplification=False),
+    )
+    broken = _canary_audit(clf, 256, 8_000)
+    assert not broken.passed
+    assert broken.epsilon_lower_bound > 1.0
