@@ -180,6 +180,13 @@ class GaussianLeastSquares:
         self.coef_, self.intercept_ = w[:p], float(w[p])
         return self
 
+    def unpenalized_intercept(self):
+        """``mean(v) - mean(z)^T coef``: the intercept of the same ``coef``
+        without the ridge on the constant column."""
+        stats, p = self._stats, self._stats.n_components - 1
+        mean_z, mean_v = stats.gram[:p, p] / stats.n, stats.moment[p] / stats.n
+        return float(mean_v - mean_z @ self.coef_)
+
     def decision_function(self, X):
         return X @ self.coef_ + self.intercept_
 

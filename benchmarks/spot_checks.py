@@ -17,10 +17,20 @@ Each check prints its numbers (mean ± standard error over seeds):
 ``marginals-cell POPULATION N EPS K FIRST LAST``
     ``KWayMarginalsLDP`` with ``method='chebyshev'`` and ``'hadamard'``
     (seeds ``FIRST .. LAST - 1``), with their predicted errors.
-``dp-svrg-large POPULATION EPS[,EPS...] SEED``
+``dp-svrg-large POPULATION EPS[,EPS...] SEED[,SEED...]``
     ``DPSVRGClassifier()`` and diffprivlib's ``LogisticRegression`` at
     ``n = 10^6`` (diffprivlib through its own environment, as in
-    ``bench_dp_svrg``), with the non-private ``LogisticRegression``.
+    ``bench_dp_svrg``), with the non-private ``LogisticRegression``; with
+    several seeds, the table of paired differences.
+``least-squares-baseline POPULATION N EPS SEED[,SEED...]``
+    The debiased least-squares classifier of the GLM and hinge benchmarks:
+    its ridge-shrunk intercept against the unpenalized one, and the angle of
+    its direction to the non-private model's (quoted in the GLM and hinge
+    pages).
+``deployment-draws FIRST LAST``
+    The configuration of ``examples/deployment`` (``SparseLDPRegressor``,
+    one million users): held-out R^2 over the noise draws ``FIRST .. LAST -
+    1`` (quoted in ``tests/test_deployment.py`` and the deployment page).
 
 Run ``python -m benchmarks.spot_checks <check> <arguments>``.
 """
@@ -28,12 +38,15 @@ Run ``python -m benchmarks.spot_checks <check> <arguments>``.
 import argparse
 import json
 import subprocess
+import sys
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 
+from benchmarks._baselines import GaussianLeastSquares, public_l2_bound
 from benchmarks._harness import Data
 from benchmarks._populations import POPULATIONS
 from benchmarks.bench_dp_svrg import DIFFPRIVLIB_PYTHON
@@ -45,7 +58,12 @@ from benchmarks.bench_frequency import (
     their_variance,
 )
 from benchmarks.bench_marginals import MSE, evaluate_methods, method_fit
-from sklearn_ldp import DPSVRGClassifier, FrequencyLDP, KWayMarginalsLDP
+from sklearn_ldp import (
+    DPSVRGClassifier,
+    FrequencyLDP,
+    KWayMarginalsLDP,
+    SparseLDPRegressor,
+)
 from sklearn_ldp.aggregation import predicted_table_error, project_simplex
 from sklearn_ldp.randomizers import frequency_mechanism_variances
 
@@ -72,7 +90,9 @@ def frequency_cell(n, k, epsilon, first, count, theirs):
     print({name: their_variance(name, k, epsilon) / n for name in theirs})
     ours = np.asarray(errors["ours: auto"])
     for label, values in errors.items():
-        print(f"{label:14s} {_mean_se(values)}   ours minus this {_mean_se(ours - values)}")
+        print(
+            f"{label:14s} {_mean_se(values)}   ours minus this {_mean_se(ours - values)}"
+        )
 
 
 def frequency_postprocess(n, k, epsilon, seeds, mechanism):
@@ -103,7 +123,9 @@ def frequency_postprocess(n, k, epsilon, seeds, mechanism):
     print(f"predicted MSE of the unbiased estimate: {predicted:.4g}")
     simplex = np.asarray(errors["simplex"])
     for name, values in errors.items():
-        print(f"{name:12s} {_mean_se(values)}   minus simplex {_mean_se(values - simplex)}")
+        print(
+            f"{name:12s} {_mean_se(values)}   minus simplex {_mean_se(values - simplex)}"
+        )
 
 
 def marginals_cell(population, n, epsilon, k, first, last):
@@ -130,14 +152,16 @@ def marginals_cell(population, n, epsilon, k, first, last):
 
 
 def dp_svrg_large(population, epsilons, seed, n=1_000_000):
+    """One seed: prints and returns ``{epsilon: (ours, diffprivlib or None)}``."""
     users = POPULATIONS[population]
     X, y, X_test, y_test = users.train_test(n, seed)
     start = time.perf_counter()
     reference = LogisticRegression(max_iter=1000).fit(X, y)
     print(
-        f"LogisticRegression(C=1): {reference.score(X_test, y_test):.4f} "
+        f"seed {seed}: LogisticRegression(C=1): {reference.score(X_test, y_test):.4f} "
         f"({time.perf_counter() - start:.1f} s)"
     )
+    ours = {}
     for epsilon in epsilons:
         start = time.perf_counter()
         model = DPSVRGClassifier(
@@ -147,9 +171,11 @@ def dp_svrg_large(population, epsilons, seed, n=1_000_000):
             classes=(0, 1),
             random_state=seed,
         ).fit(X, y)
+        ours[epsilon] = model.score(X_test, y_test)
         print(
-            f"DPSVRGClassifier() epsilon {epsilon}: {model.score(X_test, y_test):.4f} "
-            f"({time.perf_counter() - start:.1f} s, {model.n_epochs_} steps)"
+            f"DPSVRGClassifier() epsilon {epsilon}: {ours[epsilon]:.4f} "
+            f"({time.perf_counter() - start:.1f} s, {model.n_epochs_} steps on "
+            f"{model.subsample_size_} rows)"
         )
     command = [
         DIFFPRIVLIB_PYTHON,
@@ -164,13 +190,105 @@ def dp_svrg_large(population, epsilons, seed, n=1_000_000):
         "--epsilons",
         *map(str, epsilons),
     ]
+    theirs = {}
     try:
         out = subprocess.run(command, capture_output=True, text=True, check=True)
     except (OSError, subprocess.CalledProcessError) as error:
         print(f"diffprivlib not run ({error}); see benchmarks/README.md")
-        return
-    for row in json.loads(out.stdout):
-        print(f"diffprivlib epsilon {row['epsilon']}: {row['accuracy']:.4f}")
+    else:
+        for row in json.loads(out.stdout):
+            theirs[float(row["epsilon"])] = row["accuracy"]
+            print(f"diffprivlib epsilon {row['epsilon']}: {row['accuracy']:.4f}")
+    return {e: (ours[e], theirs.get(e)) for e in epsilons}
+
+
+def dp_svrg_large_seeds(population, epsilons, seeds):
+    """Every seed, then the table of ``docs/benchmarks/dp_svrg_diffprivlib.md``."""
+    runs = [dp_svrg_large(population, epsilons, seed) for seed in seeds]
+    print(
+        "\n| population | epsilon | DP-SVRG (default) | diffprivlib | difference | verdict |"
+    )
+    print("| --- | --- | --- | --- | --- | --- |")
+    for epsilon in epsilons:
+        ours = [run[epsilon][0] for run in runs]
+        theirs = [run[epsilon][1] for run in runs]
+        if None in theirs or len(runs) < 2:
+            print(f"| {population} | {epsilon:g} | {_mean_se(ours)} | | | |")
+            continue
+        difference = np.subtract(ours, theirs)
+        se = difference.std(ddof=1) / np.sqrt(len(difference))
+        verdict = (
+            "tie"
+            if abs(difference.mean()) <= 2 * se
+            else ("ahead" if difference.mean() > 0 else "behind")
+        )
+        print(
+            f"| {population} | {epsilon:g} | {_mean_se(ours)} | {_mean_se(theirs)} "
+            f"| {difference.mean():+.4f} ± {se:.4f} | {verdict} |"
+        )
+
+
+def deployment_draws(first, last):
+    """``examples/deployment``'s configuration: held-out R^2 over noise draws.
+
+    The published ``SparseLDPRegressor`` on one million simulated users (the
+    records of client seed 1), each draw a seeded simulation of the users'
+    reports (the clients use the OS generator); the held-out users and the
+    score are the server's.
+    """
+    deployment = Path(__file__).resolve().parent.parent / "examples" / "deployment"
+    sys.path.insert(0, str(deployment))
+    try:
+        from _common import simulated_users
+        from server import HOLDOUT_SEED, N_FEATURES, N_USERS, PARAMS
+    finally:
+        sys.path.remove(str(deployment))
+    X, y = simulated_users(N_USERS, N_FEATURES, 1)
+    X_test, y_test = simulated_users(20_000, N_FEATURES, HOLDOUT_SEED)
+    scores = []
+    for seed in range(first, last):
+        estimator = SparseLDPRegressor(**PARAMS)
+        randomizer = estimator.make_randomizer(N_FEATURES, n_users=N_USERS)
+        estimator.fit_reports(randomizer.randomize(X, y, random_state=seed))
+        scores.append(estimator.score(X_test, y_test))
+        print(
+            f"draw {seed}: R^2 {scores[-1]:.3f}, l1_radius_ {estimator.l1_radius_:g}, "
+            f"alpha_ {estimator.alpha_:.3g}"
+        )
+    print(
+        f"{len(scores)} draws: min {min(scores):.3f}, median "
+        f"{np.median(scores):.3f}, max {max(scores):.3f}"
+    )
+
+
+def least_squares_baseline(population, n, epsilon, seeds):
+    """The benchmarks' debiased least-squares classifier, seed by seed.
+
+    Its intercept (penalized by the ridge, like every coefficient), the
+    unpenalized intercept of the same fit, the held-out accuracy with each,
+    and the angle of its direction to the non-private logistic regression's.
+    """
+    users = POPULATIONS[population]
+    for seed in seeds:
+        X, y, X_test, y_test = users.train_test(n, seed)
+        model = GaussianLeastSquares(
+            epsilon, seed, classes=[0, 1], data_norm=public_l2_bound(users)
+        ).fit(X, y)
+        unpenalized = model.unpenalized_intercept()
+        scores = X_test @ model.coef_
+        reference = LogisticRegression(max_iter=1000).fit(X, y).coef_.ravel()
+        cosine = (
+            model.coef_
+            @ reference
+            / (np.linalg.norm(model.coef_) * np.linalg.norm(reference))
+        )
+        print(
+            f"seed {seed}: intercept {model.intercept_:.4f} (unpenalized "
+            f"{unpenalized:.4f}); accuracy {np.mean(model.predict(X_test) == y_test):.3f}"
+            f" ({np.mean((scores + unpenalized > 0) == y_test):.3f} with the "
+            f"unpenalized intercept); angle to LogisticRegression "
+            f"{np.degrees(np.arccos(np.clip(cosine, -1, 1))):.0f} degrees"
+        )
 
 
 def main(argv=None):
@@ -195,7 +313,15 @@ def main(argv=None):
     p = checks.add_parser("dp-svrg-large")
     p.add_argument("population", choices=sorted(POPULATIONS))
     p.add_argument("epsilons", type=lambda s: [float(e) for e in s.split(",")])
-    p.add_argument("seed", type=int)
+    p.add_argument("seeds", type=lambda s: [int(e) for e in s.split(",")])
+    p = checks.add_parser("least-squares-baseline")
+    p.add_argument("population", choices=sorted(POPULATIONS))
+    p.add_argument("n", type=int)
+    p.add_argument("epsilon", type=float)
+    p.add_argument("seeds", type=lambda s: [int(e) for e in s.split(",")])
+    p = checks.add_parser("deployment-draws")
+    p.add_argument("first", type=int)
+    p.add_argument("last", type=int)
     args = parser.parse_args(argv)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -211,8 +337,12 @@ def main(argv=None):
             marginals_cell(
                 args.population, args.n, args.epsilon, args.k, args.first, args.last
             )
+        elif args.check == "dp-svrg-large":
+            dp_svrg_large_seeds(args.population, args.epsilons, args.seeds)
+        elif args.check == "least-squares-baseline":
+            least_squares_baseline(args.population, args.n, args.epsilon, args.seeds)
         else:
-            dp_svrg_large(args.population, args.epsilons, args.seed)
+            deployment_draws(args.first, args.last)
 
 
 if __name__ == "__main__":
