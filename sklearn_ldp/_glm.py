@@ -448,6 +448,8 @@ class GLMLDPClassifier(
         "alpha": [Interval(Real, 0, None, closed="left")],
     }
 
+    _refit_threshold = True
+
     def __init__(
         self,
         *,

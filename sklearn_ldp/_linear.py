@@ -29,6 +29,7 @@ from .aggregation import (
     signal_test,
 )
 from .aggregation._selection import gram_noise_scale
+from .aggregation._selection import refit_threshold as threshold_along_score
 from .aggregation._sufficient import FoldedGramSums
 from .optim import minimize_on_ball, minimize_quadratic_on_ball
 from .randomizers import GaussianCopiesRandomizer, GaussianRecordRandomizer
@@ -208,6 +209,10 @@ class PolynomialOracleClassifierMixin:
     (``GLMLDPClassifier``, ``HingeLDPClassifier``).
     """
 
+    #: With ``selection='cv'`` and two classes, refit the chosen scorer's
+    #: intercept along its direction (:func:`select_linear_classifier`).
+    _refit_threshold = False
+
     _oracle_parameter_constraints = {
         **LDPEstimatorMixin._ldp_parameter_constraints,
         "selection": [StrOptions({"cv"}), None],
@@ -337,6 +342,7 @@ class PolynomialOracleClassifierMixin:
                 models=models,
                 model_on_moments=True,
                 fit_intercept=self.fit_intercept,
+                refit_threshold=self._refit_threshold,
             )
         else:
             W = on_moments(folded.moments())
@@ -383,6 +389,7 @@ class PolynomialOracleClassifierMixin:
                 models=[("model", on_reports, params)],
                 model_on_moments=False,
                 fit_intercept=self.fit_intercept,
+                refit_threshold=self._refit_threshold,
                 rng=rng,
             )
         else:
@@ -469,6 +476,7 @@ def select_linear_classifier(
     model_on_moments,
     fit_intercept,
     rng,
+    refit_threshold=False,
 ):
     """Report-only choice of a linear classifier (ALGORITHMS.md section 7).
 
@@ -506,6 +514,14 @@ def select_linear_classifier(
     fit_intercept : bool
     rng : RandomState
         Server randomness (the folds).
+    refit_threshold : bool, default=False
+        Binary classification: the chosen scorer (the model or ridge least
+        squares, not the intercept-only model) keeps its direction and gets
+        the intercept of the least-squares fit of the labels on its score,
+        on all reports (:func:`~sklearn_ldp.aggregation.refit_threshold`): a
+        margin model on a ball, or a strongly penalized ridge fit, has a
+        slope too small for its unpenalized intercept and predicts the
+        majority class.
 
     Returns
     -------
@@ -525,11 +541,12 @@ def select_linear_classifier(
         models=models,
         model_on_moments=model_on_moments,
         fit_intercept=fit_intercept,
+        refit_threshold=refit_threshold,
     )
 
 
 def select_linear_classifier_on_folds(
-    folded, *, models, model_on_moments, fit_intercept
+    folded, *, models, model_on_moments, fit_intercept, refit_threshold=False
 ):
     """:func:`select_linear_classifier` on given folds of the reports.
 
@@ -592,7 +609,10 @@ def select_linear_classifier_on_folds(
     results["signal_p_value"] = p_value
     candidate = candidates[chosen]
     train = (everything, np.ones(n, dtype=bool)) if candidate.needs_rows else everything
-    return candidate.fit(train), candidate.name, candidate.params, results
+    W = candidate.fit(train)
+    if refit_threshold and fit_intercept and candidate.name != "constant":
+        W = threshold_along_score(everything, W, sigma_x=sigma_x)
+    return W, candidate.name, candidate.params, results
 
 
 def all_moments(x, labels, sigma_x, sigma_t):

@@ -9,6 +9,7 @@ from sklearn_ldp.aggregation import (
     constant_model,
     cross_validate,
     least_squares_path,
+    refit_threshold,
     scaled_margin_risk,
     select_candidate,
     signal_test,
@@ -130,3 +131,48 @@ def test_quadratic_on_ball_matches_the_kkt_conditions():
         points /= np.maximum(1.0, np.linalg.norm(points, axis=1, keepdims=True))
         others = 0.5 * np.einsum("ij,jk,ik->i", points, A, points) - points @ b
         assert value <= others.min() + 1e-9
+
+
+def _unbalanced_reports(n, sigma_x, seed=0):
+    # 80% of class +1; the classes differ along the first feature only.
+    rng = np.random.default_rng(seed)
+    labels = np.where(rng.uniform(size=n) < 0.8, 1.0, -1.0)
+    X = rng.uniform(-0.3, 0.3, size=(n, 3))
+    X[:, 0] = 0.25 * labels + 0.1 * rng.standard_normal(n)
+    Z = X + sigma_x * rng.standard_normal(X.shape)
+    return X, labels, Z
+
+
+def test_refit_threshold_is_least_squares_along_the_direction():
+    X, labels, Z = _unbalanced_reports(400_000, 1.0)
+    folded = FoldedMoments(Z, labels, sigma_x=1.0, sigma_t=0.0, n_folds=1)
+    moments = folded.moments([0])
+    # A shrunk model: the right direction, an intercept fitted to the class
+    # balance, so it predicts the majority class for every user.
+    W = np.array([[0.2], [0.0], [0.0], [0.6]])
+    assert np.all(X @ W[:3, 0] + W[3, 0] > 0)
+    refit = refit_threshold(moments, W, sigma_x=1.0)
+    np.testing.assert_array_equal(refit[:3], W[:3])  # the slope is kept
+    # The clean least-squares fit of the labels on s = w^T x.
+    s = X @ W[:3, 0]
+    a, c = np.polyfit(s, labels, 1)
+    # Debiased moments of 4e5 reports: the threshold -c/a (about 0.03 here)
+    # is known to about sigma_x^2 / (sqrt(n) * 0.2 * 0.25) ~ 0.03 in s units.
+    assert refit[3, 0] == pytest.approx(c / a, abs=0.1)
+    accuracy = np.mean(np.sign(s + refit[3, 0]) == labels)
+    assert accuracy > 0.95  # the majority rate is 0.8
+    # The spread term only shrinks a: the intercept E[y] / a - E[s] moves
+    # toward the majority class (+1 here).
+    assert refit[3, 0] >= refit_threshold(moments, W)[3, 0]
+
+
+def test_refit_threshold_leaves_inverted_empty_and_multioutput_scorers():
+    X, labels, Z = _unbalanced_reports(100_000, 0.5)
+    folded = FoldedMoments(Z, labels, sigma_x=0.5, sigma_t=0.0, n_folds=1)
+    moments = folded.moments([0])
+    inverted = np.array([[-0.2], [0.0], [0.0], [0.6]])
+    np.testing.assert_array_equal(refit_threshold(moments, inverted, 0.5), inverted)
+    empty = np.array([[0.0], [0.0], [0.0], [0.6]])
+    np.testing.assert_array_equal(refit_threshold(moments, empty, 0.5), empty)
+    two = np.hstack([inverted, -inverted])
+    np.testing.assert_array_equal(refit_threshold(moments, two, 0.5), two)
