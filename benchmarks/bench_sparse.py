@@ -368,8 +368,8 @@ Fraction of draws in which `{DEFAULT}` fell back to the constant:
 
 `sparse_linear_10000d` is no longer in this table: the report-only choice
 refits FISTA 31 times, and each fit at d = 10^4 costs n d m (about 40 s at eps
-= 4, n = 10^4 before the choice); `docs/benchmarks/sparse_projection.md`
-covers the projection at high d.
+= 4, n = 10^4 before the choice). The projection is compared with the identity
+at d = 20 in `docs/benchmarks/sparse_projection.md`.
 
 ## Fit time / non-private fit time (same draw)
 

@@ -110,8 +110,7 @@ def demo_kernel_ridge():
     X = RNG.uniform(-2, 2, size=(100_000, 1))
     y = np.clip(np.sin(2 * X[:, 0]) + 0.2 * RNG.randn(100_000), -1, 1)
     X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)
-    # One input dimension needs few random features; every feature adds noise.
-    private = KernelRidgeLDP(epsilon=8.0, gamma=1.0, n_components=15, random_state=0)
+    private = KernelRidgeLDP(epsilon=8.0, gamma=1.0, random_state=0)
     private.fit(X_train, y_train)
     # Exact kernel ridge is O(n^2): the non-private model sees 2000 users.
     baseline = KernelRidge(alpha=2.0, kernel="rbf", gamma=1.0)
