@@ -44,7 +44,7 @@ from .aggregation import (
 from .aggregation._ridge import StreamedFoldedMoments, select_model_or_constant
 from .aggregation._selection import gram_noise_scale
 from .aggregation._sufficient import FoldedReportSums, GroupedReportSums
-from .optim import l1_constrained_least_squares
+from .optim import l1_constrained_least_squares, l1_constrained_least_squares_batch
 from .randomizers import (
     GaussianRecordRandomizer,
     RandomProjection,
@@ -79,6 +79,10 @@ L1_RIDGE_FACTORS = (1.0, 3.0)
 #: the l1 ball, does the shrinking: debiased ridge least squares on the same
 #: reports, kept inside the public l1 ball).
 HEAVY_RIDGE_FACTORS = (10.0, 30.0)
+
+#: Bytes of Gram matrices per stack of problems solved together by the
+#: report-only choice (:func:`_l1_ball_fold_fits`).
+BATCH_BYTES = 2**16
 
 
 class _ProjectedLDPBase(PublicFeatureMapMixin, LDPEstimatorMixin):
@@ -603,8 +607,18 @@ class SparseLDPRegressor(
             )
             for factor in HEAVY_RIDGE_FACTORS
         ]
+        fold_fits = None
+        if components is None:  # one stack of equal-sized problems
+            fold_fits = _l1_ball_fold_fits(
+                folded,
+                [model.params for model in models],
+                fit_intercept=self.fit_intercept,
+                sigma_x=sigma_x,
+                max_iter=self.max_iter,
+                tol=self.tol,
+            )
         chosen, candidates, self.cv_results_ = select_model_or_constant(
-            folded, models, self.fit_intercept
+            folded, models, self.fit_intercept, fold_fits
         )
         everything = folded.moments(np.arange(folded.n_folds))
         self.selected_model_ = candidates[chosen].name
@@ -669,16 +683,8 @@ def _l1_ball_fit(
     n_iter : int
     converged : bool
     """
-    m = moments.n_features
-    scatter = np.array(moments.gram[:m, :m])
-    cross = np.array(moments.cross[:m, 0])
-    mean_z, mean_v = moments.gram[:m, m], float(moments.cross[m, 0])
-    if fit_intercept:
-        scatter -= np.outer(mean_z, mean_z)
-        cross -= mean_z * mean_v
-    n_features = m if components is None else components.shape[1]
-    quadratic = project_psd(scatter)
-    quadratic[np.diag_indices(m)] += ridge * gram_noise_scale(sigma_x, m, moments.n)
+    quadratic, cross = _l1_ball_problem(moments, fit_intercept, ridge, sigma_x)
+    n_features = quadratic.shape[0] if components is None else components.shape[1]
     if start is None or start.shape != (n_features,):
         start = np.zeros(n_features)
     coef, n_iter, converged = l1_constrained_least_squares(
@@ -690,9 +696,77 @@ def _l1_ball_fit(
         max_iter=max_iter,
         tol=tol,
     )
+    projected, intercept = _l1_ball_intercept(moments, coef, components, fit_intercept)
+    return coef, projected, intercept, n_iter, converged
+
+
+def _l1_ball_problem(moments, fit_intercept, ridge, sigma_x):
+    """``(Q, b)`` of :func:`_l1_ball_fit` (centred with ``fit_intercept``)."""
+    m = moments.n_features
+    scatter = np.array(moments.gram[:m, :m])
+    cross = np.array(moments.cross[:m, 0])
+    if fit_intercept:
+        mean_z, mean_v = moments.gram[:m, m], float(moments.cross[m, 0])
+        scatter -= np.outer(mean_z, mean_z)
+        cross -= mean_z * mean_v
+    quadratic = project_psd(scatter)
+    quadratic[np.diag_indices(m)] += ridge * gram_noise_scale(sigma_x, m, moments.n)
+    return quadratic, cross
+
+
+def _l1_ball_intercept(moments, coef, components, fit_intercept):
+    """``(Phi^T coef, intercept)``: the intercept ``E[v] - E[z]^T Phi^T coef``."""
+    m = moments.n_features
     projected = coef if components is None else components @ coef
-    intercept = mean_v - mean_z @ projected if fit_intercept else 0.0
-    return coef, projected, float(intercept), n_iter, converged
+    if not fit_intercept:
+        return projected, 0.0
+    mean_z, mean_v = moments.gram[:m, m], float(moments.cross[m, 0])
+    return projected, float(mean_v - mean_z @ projected)
+
+
+def _l1_ball_fold_fits(folded, params, *, fit_intercept, sigma_x, max_iter, tol):
+    """Every ``(l1_radius, ridge)`` of ``params`` fitted without each fold, at once.
+
+    The identity feature map only: the ``len(params) x K`` problems share
+    their dimension and are solved together
+    (:func:`~sklearn_ldp.optim.l1_constrained_least_squares_batch`), each
+    exactly as :func:`_l1_ball_fit` from ``w = 0`` would. Returns
+    ``fold_fits(c, k)`` for :func:`~sklearn_ldp.aggregation.cross_validate`
+    (``W = [w, b]``, None for an empty fold).
+    """
+    folds = [
+        k
+        for k in range(folded.n_folds)
+        if 0 < folded.counts[k] < folded.n  # cross_validate skips the others
+    ]
+    trains = {k: folded.moments(exclude=k) for k in folds}
+    pairs = [(c, k) for k in folds for c in range(len(params))]
+    m = folded.zz.shape[1] - 1  # features (the constant column last)
+    # Stacks of at most BATCH_BYTES of matrices: the server's memory stays a
+    # small constant (a single stack of 90 problems at m = 20 is 290 KB).
+    per_group = max(1, BATCH_BYTES // (8 * m * m))
+    fits = {}
+    for start in range(0, len(pairs), per_group):
+        group = pairs[start : start + per_group]
+        quadratics = np.empty((len(group), m, m))
+        linears = np.empty((len(group), m))
+        for i, (c, k) in enumerate(group):
+            quadratics[i], linears[i] = _l1_ball_problem(
+                trains[k], fit_intercept, params[c]["ridge"], sigma_x
+            )
+        coefs, _, _ = l1_constrained_least_squares_batch(
+            quadratics,
+            linears,
+            np.array([params[c]["l1_radius"] for c, _ in group]),
+            max_iter=max_iter,
+            tol=tol,
+        )
+        for (c, k), coef in zip(group, coefs, strict=True):
+            projected, intercept = _l1_ball_intercept(
+                trains[k], coef, None, fit_intercept
+            )
+            fits[c, k] = np.append(projected, intercept)[:, None]
+    return lambda c, k: fits.get((c, k))
 
 
 def _l1_ball_scorer(moments, *, solver, radius, ridge, sigma_x):

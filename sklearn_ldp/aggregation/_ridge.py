@@ -254,7 +254,7 @@ def noisy_mean_constant(moments, sigma_t, fit_intercept=True):
     return constant_model(moments, fit_intercept)
 
 
-def select_model_or_constant(folded, models, fit_intercept=True):
+def select_model_or_constant(folded, models, fit_intercept=True, fold_fits=None):
     """Report-only choice among regression ``models`` and the constant.
 
     Every candidate (the ``models``, then the intercept-only model: the
@@ -284,6 +284,10 @@ def select_model_or_constant(folded, models, fit_intercept=True):
     models : list of Candidate
         Fitted from :class:`Moments` (``needs_rows=False``).
     fit_intercept : bool, default=True
+    fold_fits : callable or None, default=None
+        ``fold_fits(c, k)``: model ``c`` fitted on the folds other than
+        ``k``, when computed beforehand, else None
+        (:func:`~sklearn_ldp.aggregation.cross_validate`).
 
     Returns
     -------
@@ -303,7 +307,10 @@ def select_model_or_constant(folded, models, fit_intercept=True):
         {},
     )
     candidates = [*models, constant]
-    scores = cross_validate(folded, candidates, squared_risk)
+    def precomputed(c, k):
+        return None if fold_fits is None or c >= len(models) else fold_fits(c, k)
+
+    scores = cross_validate(folded, candidates, squared_risk, precomputed)
     _, cv_results = select_candidate(scores, candidates)
     upper = np.maximum(cv_results["mean_risk"], 0.0) + cv_results["std_error"]
     best = int(np.argmin(upper[: len(models)]))

@@ -482,8 +482,13 @@ class Candidate:
     needs_rows: bool = False
 
 
-def cross_validate(folded, candidates, criterion):
+def cross_validate(folded, candidates, criterion, fold_fits=None):
     """Held-out criterion of every candidate on every fold.
+
+    ``fold_fits`` (optional): ``fold_fits(c, k)`` returns candidate ``c``
+    fitted on the folds other than ``k`` when the caller has computed it
+    already (several candidates solved at once), or None to call
+    ``candidate.fit``.
 
     Returns
     -------
@@ -497,7 +502,9 @@ def cross_validate(folded, candidates, criterion):
         held_out = folded.moments([k])
         rows = folded.fold_of != k
         for c, candidate in enumerate(candidates):
-            W = candidate.fit((train, rows) if candidate.needs_rows else train)
+            W = None if fold_fits is None else fold_fits(c, k)
+            if W is None:
+                W = candidate.fit((train, rows) if candidate.needs_rows else train)
             scores[c, k] = criterion(held_out, W, train)
     return scores
 

@@ -21,7 +21,12 @@ from ._frank_wolfe import (
     linear_minimization_oracle,
     paper_frank_wolfe_step,
 )
-from ._l1 import l1_constrained_least_squares, project_l1_ball
+from ._l1 import (
+    l1_constrained_least_squares,
+    l1_constrained_least_squares_batch,
+    project_l1_ball,
+    project_l1_balls,
+)
 from ._mirror_descent import (
     dp_accmd,
     dp_pmd_entropic,
@@ -59,7 +64,9 @@ __all__ = [
     "fista_quadratic",
     "largest_eigenvalue",
     "l1_constrained_least_squares",
+    "l1_constrained_least_squares_batch",
     "project_l1_ball",
+    "project_l1_balls",
     "project_l2_ball",
     "sigm",
     "sigm_one_pass",

@@ -18,8 +18,10 @@ from ..exceptions import ClippingWarning
 
 #: Share of clipped records above which ``fit`` warns.
 CLIPPING_WARNING_SHARE = 0.01
-#: Rows per chunk of the counting pass.
-_CHUNK_ROWS = 1024
+#: Rows per chunk of the counting pass (a few per-row temporaries and, for a
+#: box, one boolean array of the chunk's entries, about 160 KB at 20 features;
+#: 1024 rows spent as much time in per-call overhead as in arithmetic).
+_CHUNK_ROWS = 4096
 
 
 def row_norms(X, norm="l2"):

@@ -6,7 +6,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from sklearn_ldp.optim import fista_quadratic, largest_eigenvalue, project_l1_ball
+from sklearn_ldp.optim import (
+    fista_quadratic,
+    l1_constrained_least_squares,
+    l1_constrained_least_squares_batch,
+    largest_eigenvalue,
+    project_l1_ball,
+    project_l1_balls,
+)
 
 vectors = arrays(
     np.float64,
@@ -164,3 +171,47 @@ def test_l1_constrained_least_squares_with_a_projection():
     assert np.abs(fit).sum() == pytest.approx(0.7)
     assert np.ptp(np.abs(gradient[support])) < 1e-6
     assert np.abs(gradient).max() <= np.abs(gradient[support]).min() + 1e-6
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    V=arrays(
+        np.float64,
+        st.tuples(st.integers(1, 8), st.integers(1, 30)),
+        elements=st.floats(-100, 100, allow_nan=False, allow_infinity=False),
+    ),
+    seed=st.integers(0, 1000),
+)
+def test_row_projections_equal_the_single_projection(V, seed):
+    radii = np.random.default_rng(seed).uniform(0.01, 50, size=V.shape[0])
+    W = project_l1_balls(V, radii)
+    for row, radius, w in zip(V, radii, W, strict=True):
+        np.testing.assert_allclose(w, project_l1_ball(row, radius), atol=1e-12)
+
+
+@pytest.mark.parametrize("d", [1, 5, 20])
+def test_batched_least_squares_equal_the_single_solves(d):
+    # Random PSD problems, some with the ball active, some not, one with a
+    # zero Hessian (unit steps): every problem follows its own iterates.
+    rng = np.random.default_rng(d)
+    problems = []
+    for k in range(12):
+        A = rng.standard_normal((d, d)) * rng.uniform(0.1, 3.0)
+        Q = A @ A.T / d if k else np.zeros((d, d))
+        b = rng.standard_normal(d) * rng.uniform(0.1, 5.0)
+        problems.append((Q, b, rng.uniform(0.05, 5.0)))
+    W, n_iter, converged = l1_constrained_least_squares_batch(
+        np.stack([q for q, _, _ in problems]),
+        np.stack([b for _, b, _ in problems]),
+        np.array([r for _, _, r in problems]),
+        max_iter=500,
+        tol=1e-8,
+    )
+    for (Q, b, r), w, iterations, done in zip(problems, W, n_iter, converged, strict=True):
+        single, single_iter, single_done = l1_constrained_least_squares(
+            b, r, np.zeros(d), quadratic=Q, max_iter=500, tol=1e-8
+        )
+        np.testing.assert_allclose(w, single, rtol=1e-9, atol=1e-11)
+        assert abs(int(iterations) - single_iter) <= 1
+        assert bool(done) == single_done
+        assert np.abs(w).sum() <= r * (1 + 1e-12)
