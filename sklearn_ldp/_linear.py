@@ -211,7 +211,7 @@ class PolynomialOracleClassifierMixin:
 
     #: With ``selection='cv'`` and two classes, refit the chosen scorer's
     #: intercept along its direction (:func:`select_linear_classifier`).
-    _refit_threshold = False
+    _refit_threshold = True
 
     _oracle_parameter_constraints = {
         **LDPEstimatorMixin._ldp_parameter_constraints,

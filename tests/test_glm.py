@@ -11,7 +11,7 @@ from sklearn.linear_model import LogisticRegression
 
 from sklearn_ldp import GLMLDPClassifier
 from sklearn_ldp._glm import glm_risk
-from sklearn_ldp.aggregation import FoldedMoments, linear_label_parts, refit_threshold
+from sklearn_ldp.aggregation import linear_label_parts
 from sklearn_ldp.losses import get_loss
 from sklearn_ldp.randomizers import GaussianCopiesRandomizer, GaussianRecordRandomizer
 from sklearn_ldp.utils import audit_randomizer
@@ -345,42 +345,3 @@ def test_default_is_as_accurate_as_debiased_least_squares_on_the_same_reports():
 def clf_sigma(clf, n_features):
     return clf.make_randomizer(n_features, classes=[0, 1]).sigma_x ** 2
 
-
-def make_unbalanced(n, seed=0):
-    """80% of class 1; the classes differ along the first feature only."""
-    rng = np.random.default_rng([seed, 2025])
-    y = (rng.uniform(size=n) < 0.8).astype(int)
-    X = rng.uniform(-0.3, 0.3, size=(n, 3))
-    X[:, 0] = 0.25 * (2 * y - 1) + 0.1 * rng.standard_normal(n)
-    return X, y
-
-
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_binary_threshold_is_refitted_along_the_chosen_direction(seed):
-    # The model on the ball (slope at most coef_norm = 1 against classes
-    # 0.5 apart) keeps its direction; its intercept is the least-squares
-    # threshold along it, computed from all reports.
-    X, y = make_unbalanced(20_000, seed)
-    X_test, y_test = make_unbalanced(20_000, 100 + seed)
-    clf = GLMLDPClassifier(epsilon=8.0, delta=1e-7, random_state=seed).fit(X, y)
-    assert clf.selected_model_ != "constant"
-    randomizer = clf.make_randomizer(3, n_users=len(X), classes=[0, 1])
-    reports = randomizer.randomize(X, y, random_state=seed)
-    assert clf.fit_reports(reports).intercept_ == pytest.approx(clf.intercept_)
-    config = reports.config
-    moments = FoldedMoments(
-        reports["x"],
-        reports["y"].reshape(-1, 1),
-        sigma_x=config["sigma_x"],
-        sigma_t=config["sigma_y"],
-        n_folds=1,
-    ).moments([0])
-    W = np.append(clf.coef_.ravel(), clf.intercept_).reshape(-1, 1)
-    # The refitted intercept does not depend on the intercept it replaces.
-    refit = refit_threshold(moments, W, sigma_x=config["sigma_x"])
-    assert refit[-1, 0] == pytest.approx(clf.intercept_[0], rel=1e-6, abs=1e-9)
-    # Test accuracy of 20,000 users (standard error below 0.002); the
-    # majority rate is 0.8. Measured with these seeds: 0.976-0.990, and
-    # 0.894-0.983 for the same choice without the refit (which predicts
-    # class 1 for 82-91% of the users).
-    assert clf.score(X_test, y_test) > 0.95
