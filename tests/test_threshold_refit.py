@@ -49,7 +49,6 @@ def test_binary_threshold_is_refitted_along_the_chosen_direction(estimator, seed
     assert refit[-1, 0] == pytest.approx(clf.intercept_[0], rel=1e-6, abs=1e-9)
     # Test accuracy of 20,000 users (standard error below 0.002); the
     # majority rate is 0.8. Measured with these seeds (either estimator):
-    # 0.976-0.990, and
-    # 0.894-0.983 for the same choice without the refit (which predicts
-    # class 1 for 82-91% of the users).
+    # 0.976-0.990, and 0.894-0.983 for the same choice without the refit
+    # (which predicts class 1 for 82-91% of the users).
     assert clf.score(X_test, y_test) > 0.95
