@@ -356,8 +356,8 @@ class GLMLDPClassifier(
         (:func:`~sklearn_ldp.aggregation.refit_threshold`): a model on the
         ball has a slope too small for its unpenalized intercept and would
         predict the majority class wherever the classes are unbalanced
-        (breast cancer, 10^5 users, epsilon 4, three draws: accuracy 0.91
-        with the refit, 0.70 without; ``docs/benchmarks/glm.md``).
+        (breast cancer, 10^5 users, epsilon 4, three draws: accuracy 0.90
+        with the refit, 0.76 before it; ``docs/estimators/glm.rst``).
         Post-processing of the reports: no privacy cost. None: the model as
         configured.
     random_state : int, RandomState instance or None, default=None

@@ -236,7 +236,9 @@ class KernelRidgeLDP(
         ``'constant'``): ``candidate``, ``params``, ``mean_risk`` (held-out
         squared risk, debiased), ``std_error`` (over the folds),
         ``split_risks``, ``rank``, ``selected``
-        (:func:`~sklearn_ldp.aggregation.select_candidate`).
+        (:func:`~sklearn_ldp.aggregation.select_candidate`), and
+        ``signal_p_value`` (the chi-square test of "``y`` uncorrelated with
+        the features" that keeps the constant above 0.05).
     privacy_epsilon_, privacy_delta_ : float
         The per-user guarantee of the reports.
     n_reports_rejected_ : int

@@ -415,7 +415,9 @@ class SparseLDPRegressor(
         its ``l1_radius`` and ``ridge`` factor, then ``'constant'``): ``candidate``, ``params``,
         ``mean_risk`` (held-out squared risk, debiased), ``std_error`` (over
         the folds), ``split_risks``, ``rank``, ``selected``
-        (:func:`~sklearn_ldp.aggregation.select_candidate`).
+        (:func:`~sklearn_ldp.aggregation.select_candidate`), and
+        ``signal_p_value`` (the chi-square test of "``y`` uncorrelated with
+        the features" that keeps the constant above 0.05).
     n_components_ : int
         Projected dimension used.
     projection_seed_ : int

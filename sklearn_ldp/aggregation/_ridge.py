@@ -297,7 +297,8 @@ def select_model_or_constant(folded, models, fit_intercept=True, fold_fits=None)
         ``[*models, constant]``.
     cv_results : dict
         One entry per candidate (:func:`~sklearn_ldp.aggregation.select_candidate`'s
-        fields; ``selected`` marks the final choice).
+        fields; ``selected`` marks the final choice), and ``signal_p_value``
+        (the p-value of stage 2's test).
     """
     constant = Candidate(
         "constant",
@@ -307,6 +308,7 @@ def select_model_or_constant(folded, models, fit_intercept=True, fold_fits=None)
         {},
     )
     candidates = [*models, constant]
+
     def precomputed(c, k):
         return None if fold_fits is None or c >= len(models) else fold_fits(c, k)
 
@@ -315,8 +317,9 @@ def select_model_or_constant(folded, models, fit_intercept=True, fold_fits=None)
     upper = np.maximum(cv_results["mean_risk"], 0.0) + cv_results["std_error"]
     best = int(np.argmin(upper[: len(models)]))
     everything = centred_moments(folded.moments(np.arange(folded.n_folds)))
-    no_signal = signal_test(everything, folded.sigma_x, folded.sigma_t) > SIGNAL_LEVEL
-    if no_signal:
+    p_value = signal_test(everything, folded.sigma_x, folded.sigma_t)
+    cv_results["signal_p_value"] = p_value
+    if p_value > SIGNAL_LEVEL:
         chosen = len(models)
     else:
         pair = [best, len(models)]
