@@ -52,6 +52,7 @@ SIZES = (20_000, 200_000)
 #: Draws (data and noise seeds) per cell.
 REPEATS = 3
 DEFAULT = "KernelRidgeLDP"
+LINEAR_FEATURES = "linear_features=True"
 BASELINES = ("trivial", "naive", "debiased LS (linear)")
 NONPRIVATE_COMPONENTS = 100
 RIDGE_ALPHAS = np.logspace(-3, 3, 7)
@@ -113,6 +114,10 @@ def methods(population, quick):
             "non-private",
         ),
         Method(DEFAULT, ldp()),
+        Method(
+            LINEAR_FEATURES,
+            ldp(linear_features=True, data_norm=population.data_norm),
+        ),
         Method("paper", ldp(calibration="paper"), "paper"),
         Method(
             "naive",
@@ -178,7 +183,12 @@ n_components='auto' = floor(3 n^(1/3) sigma_x^(-4/3)), alpha='auto',
 fit_intercept=True, fallback to the noisy mean of y when the 5-fold held-out
 squared risk on the reports says so); `paper` = calibration='paper' (eps/2,
 delta/2 per part, classic formula; n_components = sqrt(d n) eps capped at
-300; the same server); `{NP_REFERENCE}` = non-private
+300; the same server); `{LINEAR_FEATURES}` = KernelRidgeLDP(linear_features=True,
+data_norm = the public bound): users also send x / data_norm (feature norm
+sqrt(3) instead of sqrt(2)), the server chooses on held-out reports between
+ridge on every feature, ridge on the x block alone and the noisy mean (not
+the default: it helps targets with a linear part, and costs noise on the
+random features; not part of the `check`); `{NP_REFERENCE}` = non-private
 RBFSampler({NONPRIVATE_COMPONENTS} features, gamma = 1/d) + RidgeCV(alphas
 10^-3..10^3); `KernelRidge ({krr_users} users)` = non-private exact
 KernelRidge on the first {krr_users} users, alpha by 3-fold GridSearchCV;

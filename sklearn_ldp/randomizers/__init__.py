@@ -25,6 +25,7 @@ from ._clip import clip_interval, clip_l2
 from ._copies import GaussianCopiesRandomizer
 from ._feature_maps import (
     FOURIER_FEATURE_NORM,
+    LinearAndFourierFeatures,
     RandomFourierFeatures,
     RandomProjection,
     feature_map_from_config,
@@ -83,6 +84,7 @@ __all__ = [
     "PiecewiseMechanism",
     "PrivUnitGRandomizer",
     "REJECTION_REASONS",
+    "LinearAndFourierFeatures",
     "RandomFourierFeatures",
     "RandomProjection",
     "Reports",

@@ -300,9 +300,110 @@ class RandomFourierFeatures:
         return laplacian_kernel(X, Y, gamma=self.gamma_)
 
 
+class LinearAndFourierFeatures:
+    """The scaled input next to its random Fourier features: ``[c x, phi(x)]``.
+
+    The feature map of the kernel ``c^2 <x, x'> + k(x, x')`` (a linear
+    kernel plus a shift-invariant one): a model on it is a linear function
+    of ``x`` plus one of the random features. With ``||x|| <= 1 / c`` (the
+    randomizer clips ``x`` to ``data_norm`` before the map and ``c = 1 /
+    data_norm``) every output has ``||[c x, phi(x)]||^2 <= 1 + 2``:
+    ``norm_bound = sqrt(3)``.
+
+    Why. Under local DP every released coordinate carries noise; a smooth
+    target's linear part is read from ``d`` input coordinates with a far
+    better signal per coordinate than from ``m`` random features of norm
+    ``sqrt(2 / m)`` each, so the server can fit the linear part alone, the
+    kernel model, or both, on the same reports (``KernelRidgeLDP``).
+
+    Parameters
+    ----------
+    n_features : int
+        Dimension of the inputs ``d``.
+    n_components : int
+        Number of random features ``m`` (the map outputs ``d + m`` numbers).
+    input_scale : float
+        ``c > 0``, the factor of the linear block (public).
+    kernel, gamma, seed
+        As :class:`RandomFourierFeatures`.
+
+    Attributes
+    ----------
+    fourier : RandomFourierFeatures
+        The random-feature block.
+    n_outputs : int
+        ``d + m``.
+    norm_bound : float
+        ``sqrt(3)``, the l2 bound of every output for inputs with
+        ``||x|| <= 1 / input_scale``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_ldp.randomizers import LinearAndFourierFeatures
+    >>> maps = LinearAndFourierFeatures(2, 50, input_scale=0.5, seed=0)
+    >>> Z = maps.transform(np.array([[2.0, 0.0], [0.0, -1.0]]))
+    >>> Z.shape, Z[:, :2].tolist()
+    ((2, 52), [[1.0, 0.0], [0.0, -0.5]])
+    >>> bool(np.all(np.linalg.norm(Z, axis=1) <= maps.norm_bound))
+    True
+    """
+
+    norm_bound = float(np.sqrt(1.0 + FOURIER_FEATURE_NORM**2))
+
+    def __init__(
+        self, n_features, n_components, *, input_scale, kernel="rbf", gamma=None, seed=0
+    ):
+        self.fourier = RandomFourierFeatures(
+            n_features, n_components, kernel=kernel, gamma=gamma, seed=seed
+        )
+        self.input_scale = float(input_scale)
+        if not np.isfinite(self.input_scale) or self.input_scale <= 0:
+            raise ValueError(
+                f"input_scale must be a finite number > 0, got {input_scale!r}."
+            )
+        self.n_features = self.fourier.n_features
+        self.n_outputs = self.n_features + self.fourier.n_components
+        # The randomizer reads the output width from n_components.
+        self.n_components = self.n_outputs
+        self.seed = self.fourier.seed
+
+    def get_config(self):
+        """The public description the map is rebuilt from."""
+        return {
+            **self.fourier.get_config(),
+            "map": "linear_and_fourier_features",
+            "n_components": self.fourier.n_components,
+            "input_scale": self.input_scale,
+        }
+
+    @classmethod
+    def from_config(cls, config):
+        """Rebuild the map from :meth:`get_config`."""
+        return cls(
+            config["n_features"],
+            config["n_components"],
+            input_scale=config["input_scale"],
+            kernel=config["kernel"],
+            gamma=config["gamma"],
+            seed=config["seed"],
+        )
+
+    def transform(self, X):
+        """``[c X, phi(X)]``, of shape ``(n_samples, n_features + n_components)``."""
+        X = _check_input(X, self.n_features)
+        out = np.empty((X.shape[0], self.n_outputs))
+        np.multiply(X, self.input_scale, out=out[:, : self.n_features])
+        out[:, self.n_features :] = self.fourier.transform(X)
+        return out
+
+    __call__ = transform
+
+
 FEATURE_MAPS = {
     "random_projection": RandomProjection,
     "random_fourier_features": RandomFourierFeatures,
+    "linear_and_fourier_features": LinearAndFourierFeatures,
 }
 
 

@@ -20,6 +20,7 @@ from sklearn_ldp.accounting import (
 from sklearn_ldp.randomizers import (
     FOURIER_FEATURE_NORM,
     GaussianRecordRandomizer,
+    LinearAndFourierFeatures,
     RandomFourierFeatures,
     RandomProjection,
     feature_map_from_config,
@@ -92,8 +93,9 @@ def fourier_randomizer(
         RandomProjection(30, 4, kind="sparse", seed=2),
         RandomProjection(30, 30, kind="identity"),
         RandomFourierFeatures(30, 4, kernel="laplacian", gamma=0.3, seed=3),
+        LinearAndFourierFeatures(30, 4, input_scale=0.5, gamma=0.3, seed=4),
     ],
-    ids=["gaussian", "sparse", "identity", "fourier"],
+    ids=["gaussian", "sparse", "identity", "fourier", "linear_and_fourier"],
 )
 def test_maps_are_rebuilt_from_their_json_configuration(feature_map):
     config = json.loads(json.dumps(feature_map.get_config()))
@@ -339,3 +341,39 @@ def test_fourier_record_calibration_values():
 def test_fourier_record_chunks_are_bounded():
     rand = fourier_randomizer(2, 1500, epsilon=1.0, delta=1e-5)
     assert rand.chunk_size * 1500 <= 2**22
+
+
+def test_linear_and_fourier_features_stay_within_their_norm_bound():
+    # ||[c x, phi(x)]||^2 = c^2 ||x||^2 + ||phi(x)||^2 <= 1 + 2 for
+    # ||x|| <= 1 / c; the bound is approached by inputs on the sphere whose
+    # phases are all near 0 or pi.
+    maps = LinearAndFourierFeatures(3, 40, input_scale=0.25, gamma=0.7, seed=5)
+    X = np.random.RandomState(0).standard_normal((20_000, 3))
+    X *= 4.0 / np.linalg.norm(X, axis=1, keepdims=True)  # ||x|| = 1 / c
+    Z = maps.transform(X)
+    assert_allclose(Z[:, :3], X / 4.0)
+    assert_allclose(Z[:, 3:], maps.fourier.transform(X))
+    norms = np.linalg.norm(Z, axis=1)
+    assert norms.max() <= maps.norm_bound * (1 + 1e-12)
+    assert norms.max() > 1.5  # the linear block alone has norm 1
+    with pytest.raises(ValueError, match="input_scale"):
+        LinearAndFourierFeatures(3, 4, input_scale=0.0)
+
+
+def test_linear_and_fourier_record_passes_privacy_audit():
+    # KernelRidgeLDP(linear_features=True)'s client: the worst RFF pair
+    # (phases 0 and pi) plus opposite linear blocks.
+    rand = GaussianRecordRandomizer(
+        4,
+        epsilon=1.0,
+        delta=1e-5,
+        data_norm=100.0,
+        y_bound=1.0,
+        feature_map=LinearAndFourierFeatures(4, 4, input_scale=0.01, seed=0),
+        feature_norm=np.sqrt(3.0),
+    )
+    rff = rand.feature_map.fourier
+    pinv = np.linalg.pinv(rff.weights_.T)
+    x_a, x_b = pinv @ (-rff.offset_), pinv @ (np.pi - rff.offset_)
+    result = audit_randomizer(rand, (x_a, 50.0), (x_b, -50.0), n_draws=60_000)
+    assert result.passed, result
