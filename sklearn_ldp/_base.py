@@ -443,10 +443,13 @@ class LDPEstimatorMixin:
         of reports: ``passes`` bounds how many times, ``configuration``
         names the parameters that make it multi-pass (for the error a
         read-once stream gets). It implements ``_first_pass_aggregate(config)``
-        (an aggregate filled by the validating first pass, or None) and
-        ``_fit_server_blocks(source, aggregate, config, rng)``, ``source``
-        the valid reports in blocks (:class:`_ValidReportBlocks`); in-memory
-        reports go through the same code.
+        (an aggregate filled by the validating first pass, or None),
+        ``_server_block_size(config)`` (reports per block: fixed by the
+        configuration, never by the stream, since the server's per-report
+        draws are keyed by block) and ``_fit_server_blocks(source,
+        aggregate, config, rng)``, ``source`` the valid reports in blocks
+        (:class:`_ValidReportBlocks`); in-memory reports go through the same
+        code.
         """
         return None
 

@@ -134,6 +134,20 @@ def test_an_invalid_report_is_dropped_and_counted_once(case, small_blocks):
         _assert_same_model(honest, model, X)
 
 
+@pytest.mark.parametrize(
+    "cls, params",
+    [(GLMLDPClassifier, dict(degree="auto")), (HingeLDPClassifier, dict(degree=2))],
+)
+def test_fit_is_a_stream_of_the_simulated_reports(cls, params, small_blocks):
+    est = cls(epsilon=8.0, max_iter=8, random_state=0, **params)
+    X, y = _data(2)
+    fitted = clone(est).fit(X, y)
+    # fit draws the users' noise from random_state: the same reports.
+    randomizer = est.make_randomizer(X.shape[1], n_users=N, classes=[0, 1])
+    reports = randomizer.randomize(X, y, random_state=0)
+    _assert_same_model(fitted, _fit(est, stream_reports(reports, chunk_size=777)), X)
+
+
 class _CountingStream(ReportStream):
     """In-memory chunks that count how many times the stream is read."""
 
