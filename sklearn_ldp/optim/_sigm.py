@@ -29,7 +29,9 @@ it is ``eta_k`` (as in the source paper).
 :func:`sigm_one_pass` runs it as a single pass over a population of users
 in disjoint random mini-batches (the paper samples one user per step; a
 permutation uses each user's report once, a valid stochastic oracle with
-variance ``sigma^2 / b`` for batches of ``b`` users).
+variance ``sigma^2 / b`` for batches of ``b`` users), or in consecutive
+mini-batches in the users' order (``shuffle=False``: a server reading a
+report stream once; the same guarantee for exchangeable users).
 """
 
 from functools import partial
