@@ -44,9 +44,15 @@ Hooks, each with a default:
   ``merge(other)`` (and ``shift_positions(offset)`` when its state depends
   on the positions); every fit then goes through it, ``fit_reports``
   streams with memory bounded by a chunk (and on Dask, per partition), and
-  ``partial_fit`` exists. Servers without it need every report at once
-  (``_fit_server``); ``fit_reports`` still accepts a stream and gathers
-  the valid reports.
+  ``partial_fit`` exists;
+- ``_server_passes(config)``, ``_first_pass_aggregate(config)``,
+  ``_server_block_size(config)`` and ``_fit_server_blocks(source,
+  aggregate, config, rng)``: a *multi-pass* server reads a re-readable
+  stream several times in blocks of valid reports
+  (:class:`_ValidReportBlocks`), with memory bounded by a chunk and a
+  block; in-memory reports go through the same code.
+  Servers with neither need every report at once (``_fit_server``);
+  ``fit_reports`` still accepts a stream and gathers the valid reports.
 
 ``fit_reports`` trusts no report: before the server sees them, every report
 is checked against the support of the published randomizer
@@ -69,7 +75,7 @@ from sklearn.utils.validation import validate_data
 
 from .exceptions import InvalidReportWarning, LargeDeltaWarning
 from .io import as_report_stream
-from .io._stream import check_chunk
+from .io._stream import IterableReportStream, check_chunk
 from .randomizers import (
     Reports,
     config_fingerprint,
@@ -249,7 +255,16 @@ class LDPEstimatorMixin:
             randomizer = self.make_randomizer(
                 X.shape[1], n_users=n_users, classes=classes
             )
-            aggregate = self._server_aggregate(randomizer.get_config())
+            config = randomizer.get_config()
+            aggregate = self._server_aggregate(config)
+            passes = self._server_passes(config)
+            if aggregate is None and passes is not None:
+                raise ValueError(
+                    f"partial_fit needs a one-pass server; {type(self).__name__} "
+                    f"with {passes[1]} reads the reports up to {passes[0]} times, "
+                    "so it cannot add a batch without keeping every earlier one: "
+                    "use fit, or fit_reports of a re-readable report stream."
+                )
             if aggregate is None:
                 raise ValueError(
                     f"partial_fit needs a one-pass server; {type(self).__name__} "
@@ -291,8 +306,11 @@ class LDPEstimatorMixin:
         Parquet dataset): each chunk is validated and aggregated, then
         dropped. A one-pass server (its estimator page says so) holds one
         chunk at a time and, with a stream of ``backend='dask'``, computes
-        the per-partition statistics on the Dask cluster in use; the other
-        servers gather the valid reports of the stream in memory. The model
+        the per-partition statistics on the Dask cluster in use; a
+        multi-pass server reads a re-readable stream (not a generator) as
+        many times as its page says, holding one chunk and one block of
+        reports at a time; the other servers gather the valid reports of
+        the stream in memory. The model
         equals the one fitted on the concatenated reports (up to the order
         of floating-point sums).
 
@@ -327,6 +345,21 @@ class LDPEstimatorMixin:
         expected = self._check_reports(_StreamHeader(stream))
         self._forget_records(stream.config.get("n_features"))
         aggregate = self._server_aggregate(stream.config)
+        passes = self._server_passes(stream.config)
+        if aggregate is None and passes is not None:
+            if not stream.rereadable:
+                n_passes, configuration = passes
+                raise ValueError(
+                    f"{type(self).__name__} with {configuration} reads the reports "
+                    f"up to {n_passes} times, and this report stream wraps a "
+                    "generator, which can be read once: pass "
+                    "sklearn_ldp.read_reports(path) or a list of Reports."
+                )
+            self.__dict__.pop("_partial_state", None)
+            source = _ValidReportBlocks(
+                stream, expected, verbose=verbose, desc=type(self).__name__
+            )
+            return self._fit_multipass(source, stream.config, validated=False)
         if aggregate is None:
             # This server needs all reports at once: validate chunk by chunk,
             # keep the valid ones.
@@ -402,6 +435,39 @@ class LDPEstimatorMixin:
     def _fit_server_aggregate(self, aggregate, config, rng):  # pragma: no cover
         raise NotImplementedError
 
+    def _server_passes(self, config):
+        """Hook: ``(passes, configuration)`` of a multi-pass server, else None.
+
+        A multi-pass server (not one pass, not every report at once) reads
+        a re-readable stream several times with memory bounded by a block
+        of reports: ``passes`` bounds how many times, ``configuration``
+        names the parameters that make it multi-pass (for the error a
+        read-once stream gets). It implements ``_first_pass_aggregate(config)``
+        (an aggregate filled by the validating first pass, or None),
+        ``_server_block_size(config)`` (reports per block: fixed by the
+        configuration, never by the stream, since the server's per-report
+        draws are keyed by block) and ``_fit_server_blocks(source,
+        aggregate, config, rng)``, ``source`` the valid reports in blocks
+        (:class:`_ValidReportBlocks`); in-memory reports go through the same
+        code.
+        """
+        return None
+
+    def _fit_multipass(self, source, config, *, validated):
+        """The multi-pass server on ``source``: a first pass validates and counts."""
+        aggregate = self._first_pass_aggregate(config)
+        source.block_size = self._server_block_size(config)
+        tally = source.first_pass(aggregate)
+        if validated:
+            tally.finish(stacklevel=6)
+        else:
+            self.n_reports_rejected_ = tally.finish(stacklevel=6)
+        self._set_privacy_attributes(config, tally.n_valid)
+        self._fit_server_blocks(
+            source, aggregate, config, check_server_random_state(self.random_state)
+        )
+        return self
+
     def _check_reports(self, reports):
         """Refuse reports made with another configuration; return the expected randomizer."""
         config = reports.config
@@ -432,6 +498,10 @@ class LDPEstimatorMixin:
         self.__dict__.pop("_partial_state", None)  # a new fit forgets partial_fit
         config = reports.config
         aggregate = self._server_aggregate(config)
+        if aggregate is None and self._server_passes(config) is not None:
+            # Valid reports in memory: the stream's code, one chunk.
+            source = _ValidReportBlocks(IterableReportStream([reports]), None)
+            return self._fit_multipass(source, config, validated=True)
         if aggregate is None:
             self._set_privacy_attributes(config, len(reports))
             self._fit_server(reports, check_server_random_state(self.random_state))
@@ -782,6 +852,75 @@ def _chunks(stream, verbose, desc):
             bar.update(len(chunk))
 
 
+class _ValidReportBlocks:
+    """The valid reports of a re-readable stream, in blocks of ``block_size`` positions.
+
+    The block source of :mod:`sklearn_ldp.aggregation._blocks`. Every pass
+    reads the stream again (on a Dask stream, the driver loads its
+    partitions one after the other), validates each chunk and drops the
+    invalid reports (:func:`_valid_rows`; ``expected=None``: reports
+    already validated); the valid ones are re-cut into blocks of
+    ``block_size`` consecutive positions (``block_size`` is fixed by the
+    server, not by the stream), so a block's content, hence every draw
+    keyed by it, does not depend on how the stream is cut. Memory: one
+    chunk and one block. :meth:`first_pass` counts and tallies.
+    """
+
+    def __init__(self, stream, expected, *, verbose=False, desc="fit"):
+        self.stream, self.expected = stream, expected
+        self.verbose, self.desc = verbose, desc
+        self.block_size = None
+        self.n = None
+        self.n_passes = 0
+
+    def first_pass(self, aggregate):
+        """Validate and count (the tally), adding the valid reports to ``aggregate``."""
+        self.n_passes += 1
+        tally = _RejectionTally()
+        for chunk in _chunks(self.stream, self.verbose, self.desc):
+            if self.expected is not None:
+                _add_valid_rows(aggregate, tally, self.expected, chunk)
+                continue
+            start = tally.n_valid
+            tally.add(len(chunk), np.arange(len(chunk)), {})
+            if aggregate is not None and len(chunk):
+                aggregate.update(chunk, start + np.arange(len(chunk)))
+        self.n = tally.n_valid
+        return tally
+
+    def _valid_chunks(self):
+        for chunk in self.stream:
+            if self.expected is None:
+                yield chunk
+                continue
+            valid, kept, _ = _valid_rows(self.expected, chunk)
+            if len(kept):
+                yield valid
+
+    def blocks(self):
+        """One pass: ``(k, reports at positions [k B, (k + 1) B))``."""
+        self.n_passes += 1
+        size = self.block_size
+        pieces, n_pieces, block = [], 0, 0
+        for chunk in self._valid_chunks():
+            start = 0
+            while start < len(chunk):
+                take = min(len(chunk) - start, size - n_pieces)
+                whole = start == 0 and take == len(chunk)
+                pieces.append(chunk if whole else chunk.subset(slice(start, start + take)))
+                n_pieces += take
+                start += take
+                if n_pieces == size:
+                    yield block, _joined(pieces)
+                    pieces, n_pieces, block = [], 0, block + 1
+        if n_pieces:
+            yield block, _joined(pieces)
+
+
+def _joined(pieces):
+    return pieces[0] if len(pieces) == 1 else Reports.concatenate(pieces)
+
+
 def _aggregate_partition(estimator, expected, config, numbered_part):
     """One partition's aggregate and rejection tally (runs on a Dask worker).
 
@@ -797,11 +936,14 @@ def _aggregate_partition(estimator, expected, config, numbered_part):
 
 
 def _add_valid_rows(aggregate, tally, expected, chunk):
-    """Validate ``chunk``; add its valid reports at the next valid positions."""
+    """Validate ``chunk``; add its valid reports at the next valid positions.
+
+    ``aggregate=None``: validate and count only.
+    """
     valid, kept, reasons = _valid_rows(expected, chunk)
     start = tally.n_valid
     tally.add(len(chunk), kept, reasons)
-    if len(kept):
+    if len(kept) and aggregate is not None:
         aggregate.update(valid, start + np.arange(len(kept)))
 
 

@@ -11,6 +11,7 @@ label-linear oracle and its multipliers in
 :class:`~sklearn_ldp.randomizers.GaussianCopiesRandomizer`.
 """
 
+from functools import partial
 from numbers import Real
 from typing import NamedTuple
 
@@ -39,6 +40,7 @@ from .aggregation import (
     power_copies_multiplier,
     product_copies_multiplier,
 )
+from .aggregation._blocks import draw_entropy
 from .losses import DerivativeMarginLoss, check_convex_derivative, get_loss
 from .randomizers import (
     clip_l2,
@@ -172,31 +174,39 @@ def _one_vs_rest_labels(labels, n_outputs):
     return labels[..., None] if n_outputs == 1 else 2.0 * labels - 1.0
 
 
-def _fission_oracle(
-    degree,
-    *,
-    x,
-    labels,
-    sigma_x,
-    fit_intercept,
-    loss,
-    smoothing,
-    interval,
-    approximation,
-    rng,
+def _scaled(x, data_norm):
+    # The default needs no scaled copy of the reports.
+    return x if data_norm == 1.0 else x / data_norm
+
+
+def _fission_kernel(
+    reports, split, *, degree, data_norm, sigma_x, n_outputs, fit_intercept, multiplier
 ):
-    """The fission oracle of one degree and its approximation."""
-    approx = _approximate(
-        loss, smoothing, degree, interval, approximation, protocol=False
+    """The fission oracle of one block of joint reports (split keyed by position)."""
+    copies = fission_feature_copies(
+        _scaled(reports["x"], data_norm),
+        degree,
+        sigma_x,
+        fit_intercept,
+        0,  # unused: the split is ``split``, the evaluations' draws are keyed
+        split_draws=split,
     )
-    copies = fission_feature_copies(x, degree, sigma_x, fit_intercept, rng)
-    return GLMGradientOracle(copies, labels, approx.multiplier, rng), approx
+    labels = _one_vs_rest_labels(reports["y"], n_outputs)
+    return GLMGradientOracle(copies, labels, multiplier, 0)
 
 
-def _scored_fission_oracle(degree, *, z_norm, **oracle_args):
-    """``(oracle, bias)`` for :func:`~sklearn_ldp.aggregation.select_degree`."""
-    oracle, approx = _fission_oracle(degree, **oracle_args)
-    return oracle, approx.error * z_norm
+def _product_kernel(reports, split, *, data_norm, n_outputs, fit_intercept, multiplier):
+    """The printed product oracle of one block of multi-copy reports."""
+    del split  # the copies were sent: nothing to split
+    copies = PolynomialGradientOracle(
+        _scaled(reports["x"], data_norm),
+        mode="product",
+        coef=[0.0],
+        fit_intercept=fit_intercept,
+        random_state=0,
+    )
+    labels = _one_vs_rest_labels(reports["y"], n_outputs)
+    return GLMGradientOracle(copies, labels, multiplier, 0)
 
 
 # -- the estimator ------------------------------------------------------------
@@ -268,14 +278,36 @@ class GLMLDPClassifier(
     t^T`` (``t`` the noisy labels) and fits the model and the report-only
     selection from them; ``fit_reports`` accepts a report stream
     (:func:`sklearn_ldp.read_reports`) with memory bounded by the chunk size
-    (on Dask, per partition), and ``partial_fit`` adds batches. In the other
-    configurations this server needs all reports in memory: ``degree >= 2``
-    or ``'auto'``, ``solver='sigm'`` and ``'smoothed_quantile'`` run the
-    polynomial-oracle solver, which revisits the reports with server-side
-    fission noise drawn per report (and ``'auto'`` scores the degrees on the
-    reports), and ``calibration='paper'`` revisits the printed copies with
-    the product estimator. ``fit_reports`` then validates a stream chunk by
-    chunk and keeps the valid reports, and ``partial_fit`` raises.
+    (on Dask, per partition), and ``partial_fit`` adds batches.
+
+    The other configurations (``degree >= 2`` or ``'auto'``,
+    ``solver='sigm'``, ``'smoothed_quantile'``, ``calibration='paper'``)
+    run the polynomial-oracle solver, a multi-pass server: ``fit_reports``
+    reads a re-readable stream (:func:`sklearn_ldp.read_reports`, a list of
+    ``Reports``; not a generator, which is refused with the number of
+    passes) several times, validating every chunk at each pass (the
+    rejected reports are counted once), and its memory is bounded by the
+    chunk size and a block of reports of fixed size, not by the number of
+    reports. Passes: one to validate and count (and sum the folds' moments
+    in the analytic calibration); then, per fit of the oracle solver, one
+    per iteration with ``solver='gd'`` (at most ``max_iter``) or three with
+    ``'sigm'`` (the pilot point, the pilot second moment, and SIGM's single
+    pass, its mini-batches consecutive users in stream order: each user is
+    used once, and SIGM's guarantee needs exchangeable users, so a stream
+    sorted by label should be shuffled once when written); ``selection='cv'``
+    (analytic calibration) makes 6 fits, the model on 4 folds for each of
+    the 5 held-out folds and on all reports (unless a degree-1 model is
+    solved on the moments), the paper calibration one; ``degree='auto'``
+    adds 7 passes (the pilot point, one second moment per candidate degree,
+    on pilot users drawn from the positions). The server's randomness (the
+    fission split of each report, the per-evaluation fission copies and
+    ``s ~ Q`` draws) is a function of its seed and of the report's position
+    among the valid reports, in blocks of fixed size, so every pass sees the
+    same draws and a stream gives the model of the same reports in memory
+    (they go through the same code). A Dask stream is read by the driver,
+    partition after partition (its passes are sequential anyway, and each
+    holds one partition). ``partial_fit`` raises: a multi-pass server
+    cannot add a batch without keeping the earlier ones.
 
     Parameters
     ----------
@@ -325,7 +357,8 @@ class GLMLDPClassifier(
         ``'gd'``: accelerated projected gradient on the average of all
         users' oracles (full batch, free post-processing of the reports).
         ``'sigm'``: the printed single pass of SIGM over the users, in
-        ``max_iter + 1`` mini-batches.
+        ``max_iter + 1`` mini-batches of consecutive users (stream order,
+        see Streaming).
     max_iter : int, default=100
         Iterations of ``'gd'`` or steps of ``'sigm'``.
     calibration : {'analytic', 'paper'}, default='analytic'
@@ -334,9 +367,8 @@ class GLMLDPClassifier(
     selection : {'cv'} or None, default='cv'
         Report-only model selection (``calibration='analytic'`` only; the
         paper mode runs the printed algorithm as is). The server splits the
-        *reports* into 5 folds (the report at position ``p`` in fold ``p
-        mod 5``; a random partition for the oracle solvers, see
-        Streaming) and scores, on held-out reports, the model
+        *reports* into 5 folds (the report at position ``p`` among the
+        valid reports in fold ``p mod 5``) and scores, on held-out reports, the model
         (with the degree-1 default: on balls of 64, 16, 4 and 1 times
         ``coef_norm``, largest preferred), debiased ridge least squares on
         the same reports and the intercept-only model (the noisy class
@@ -559,69 +591,78 @@ class GLMLDPClassifier(
         self.poly_coef_ = approx.poly_coef
         self.approximation_error_ = approx.error
 
-    def _fit_server(self, reports, rng):
-        config = reports.config
+    def _fit_server_blocks(self, source, aggregate, config, rng):
+        """The oracle solver over the blocks of valid reports (several passes)."""
         data_norm = float(config["data_norm"])
+        n_features = int(config["n_features"])
         n_classes = len(config["classes"])
         n_outputs = 1 if n_classes == 2 else n_classes
         loss, smoothing, interval, z_norm, radius = self._server_setup()
-
-        x = reports["x"]
-        if data_norm != 1.0:  # the default needs no scaled copy of every report
-            x = x / data_norm
-        labels = _one_vs_rest_labels(reports["y"], n_outputs)
+        entropy = draw_entropy(rng)
+        kernel_args = {
+            "data_norm": data_norm,
+            "n_outputs": n_outputs,
+            "fit_intercept": self.fit_intercept,
+        }
         if config.get("calibration") == "paper":
             degree = int(config["degree"])
             approx = _approximate(
                 loss, smoothing, degree, interval, self.approximation, protocol=True
             )
-            copies = PolynomialGradientOracle(
-                x,
-                mode="product",
-                coef=[0.0],
-                fit_intercept=self.fit_intercept,
-                random_state=rng,
+            kernel = partial(
+                _product_kernel, multiplier=approx.multiplier, **kernel_args
             )
-            oracle = GLMGradientOracle(copies, labels, approx.multiplier, rng)
+            oracle = self._streamed_oracle(source, kernel, n_outputs, entropy)
             self.selected_model_, self.cv_results_ = "model", None
             self.selected_params_ = {"coef_norm": radius}
-            n_features = x.shape[-1]
             W, n_iter = self._minimize_oracle(
                 oracle, approx, z_norm, radius, n_features, rng
             )
-            self._set_coefficients(W, n_features, data_norm, n_outputs)
             self.n_iter_ = int(n_iter)
         else:
-            sigma_x = float(config["sigma_x"]) / data_norm
-            oracle_args = {
-                "x": x,
-                "labels": labels,
-                "sigma_x": sigma_x,
-                "fit_intercept": self.fit_intercept,
-                "loss": loss,
-                "smoothing": smoothing,
-                "interval": interval,
-                "approximation": self.approximation,
-                "rng": rng,
-            }
-            degree = self._analytic_degree(
-                _scored_fission_oracle, oracle_args, z_norm, radius, rng
-            )
+            kernel_args["sigma_x"] = float(config["sigma_x"]) / data_norm
+
+            def oracle_of(degree, rows=None):
+                approx = _approximate(
+                    loss,
+                    smoothing,
+                    degree,
+                    interval,
+                    self.approximation,
+                    protocol=False,
+                )
+                kernel = partial(
+                    _fission_kernel,
+                    degree=degree,
+                    multiplier=approx.multiplier,
+                    **kernel_args,
+                )
+                oracle = self._streamed_oracle(source, kernel, n_outputs, entropy, rows)
+                return oracle, approx
+
+            def scored_oracle(degree):
+                oracle, approx = oracle_of(degree)
+                return oracle, approx.error * z_norm
+
+            degree = self._analytic_degree(scored_oracle, radius, rng)
             approx = _approximate(
                 loss, smoothing, degree, interval, self.approximation, protocol=False
             )
-            sigma_t = float(config["sigma_y"]) * (1.0 if n_outputs == 1 else 2.0)
-            self._fit_analytic(
-                oracle_args,
-                degree,
-                approx,
-                radius,
-                z_norm,
-                sigma_t,
-                n_outputs,
-                data_norm,
-                rng,
+
+            def on_rows(rows):
+                oracle, _ = oracle_of(degree, rows)
+                return self._minimize_oracle(
+                    oracle, approx, z_norm, radius, n_features, rng
+                )
+
+            quadratic = self.approximation != "smoothed_quantile"
+            W = self._fit_joint_reports(
+                self._folded_moments(aggregate, config),
+                poly_pair=approx.poly_coef if quadratic else None,
+                radius=radius,
+                fit_on_rows=on_rows,
             )
+        self._set_coefficients(W, n_features, data_norm, n_outputs)
         self.degree_ = int(degree)
         self.smoothing_ = smoothing
         self.poly_coef_ = approx.poly_coef
@@ -637,42 +678,6 @@ class GLMLDPClassifier(
             rng=rng,
             l2_penalty=l2_penalty,
         )
-
-    def _fit_analytic(
-        self,
-        oracle_args,
-        degree,
-        approx,
-        radius,
-        z_norm,
-        sigma_t,
-        n_outputs,
-        data_norm,
-        rng,
-    ):
-        """One joint report per user: the model, or the report-only choice."""
-        x, labels = oracle_args["x"], oracle_args["labels"]
-        n_features = x.shape[1]
-
-        def on_rows(rows):
-            args = {**oracle_args, "x": x[rows], "labels": labels[rows]}
-            oracle, _ = _fission_oracle(degree, **args)
-            return self._minimize_oracle(
-                oracle, approx, z_norm, radius, n_features, rng
-            )
-
-        quadratic = self.approximation != "smoothed_quantile"
-        W = self._fit_joint_reports(
-            x,
-            labels,
-            sigma_x=oracle_args["sigma_x"],
-            sigma_t=sigma_t,
-            poly_pair=approx.poly_coef if quadratic else None,
-            radius=radius,
-            fit_on_rows=on_rows,
-            rng=rng,
-        )
-        self._set_coefficients(W, n_features, data_norm, n_outputs)
 
     def _set_coefficients(self, W, n_features, data_norm, n_outputs):
         self.coef_ = (W[:n_features] / data_norm).T

@@ -9,6 +9,7 @@ gradient on the server; ALGORITHMS.md section 2. The oracle is
 :class:`~sklearn_ldp.randomizers.GaussianCopiesRandomizer`.
 """
 
+from functools import partial
 from numbers import Real
 
 import numpy as np
@@ -23,6 +24,7 @@ from .aggregation import (
     bernstein_product_terms,
     polynomial_approximation,
 )
+from .aggregation._blocks import draw_entropy
 from .losses import SmoothedHingeLoss
 from .randomizers import clip_l2
 
@@ -59,50 +61,36 @@ def smoothed_hinge_risk(coef, intercept, X, y, smoothing, data_norm=1.0):
 # -- private dispatch --------------------------------------------------------
 
 
-def _fission_oracle(
-    degree, *, x, y, sigmas, derivative, interval, approximation, fit_intercept, rng
-):
-    """The fission oracle of one degree (one joint report per user) and ``P``."""
-    coef = polynomial_approximation(derivative, degree, interval, approximation)
-    oracle = PolynomialGradientOracle(
-        x,
-        y,
+def _scaled(x, data_norm):
+    # The default needs no scaled copy of the reports.
+    return x if data_norm == 1.0 else x / data_norm
+
+
+def _fission_kernel(reports, split, *, coef, data_norm, sigmas, fit_intercept):
+    """The fission oracle of one block of joint reports (split keyed by position)."""
+    return PolynomialGradientOracle(
+        _scaled(reports["x"], data_norm),
+        reports["y"],
         mode="fission",
         coef=coef,
         fit_intercept=fit_intercept,
-        random_state=rng,
+        random_state=0,  # unused: the split is ``split``, the draws are keyed
+        split_draws=split,
         **sigmas,
     )
-    return oracle, coef
 
 
-def _scored_fission_oracle(degree, *, z_norm, **oracle_args):
-    """``(oracle, bias)`` for :func:`~sklearn_ldp.aggregation.select_degree`."""
-    oracle, coef = _fission_oracle(degree, **oracle_args)
-    error = approximation_error(
-        oracle_args["derivative"], coef, oracle_args["interval"]
-    )
-    return oracle, error * z_norm
-
-
-def _product_oracle(
-    degree, *, x, y, derivative, interval, approximation, fit_intercept, rng
-):
-    """The printed product oracle on ``d (d+1) + 1`` copies per user, and ``P``."""
-    coef = polynomial_approximation(derivative, degree, interval, approximation)
-    if approximation == "bernstein":
-        polynomial = {"terms": bernstein_product_terms(derivative, degree, interval)}
-    else:
-        polynomial = {"coef": coef}
-    oracle = PolynomialGradientOracle(
-        x,
-        y,
+def _product_kernel(reports, split, *, polynomial, data_norm, fit_intercept):
+    """The printed product oracle of one block (``d (d+1) + 1`` copies per user)."""
+    del split  # the copies were sent: nothing to split
+    return PolynomialGradientOracle(
+        _scaled(reports["x"], data_norm),
+        reports["y"],
         mode="product",
         fit_intercept=fit_intercept,
-        random_state=rng,
+        random_state=0,
         **polynomial,
     )
-    return oracle, coef
 
 
 def _linear_label_pair(coef):
@@ -171,14 +159,36 @@ class HingeLDPClassifier(
     noisy labels) and fits the model and the report-only selection from
     them; ``fit_reports`` accepts a report stream
     (:func:`sklearn_ldp.read_reports`) with memory bounded by the chunk size
-    (on Dask, per partition), and ``partial_fit`` adds batches. In the other
-    configurations this server needs all reports in memory: ``degree >= 2``
-    or ``'auto'`` and ``solver='sigm'`` run the polynomial-oracle solver,
-    which revisits the reports with server-side fission noise drawn per
-    report (and ``'auto'`` scores the degrees on the reports), and
-    ``calibration='paper'`` revisits the printed copies with the product
-    estimator. ``fit_reports`` then validates a stream chunk by chunk and
-    keeps the valid reports, and ``partial_fit`` raises.
+    (on Dask, per partition), and ``partial_fit`` adds batches.
+
+    The other configurations (``degree >= 2`` or ``'auto'``,
+    ``solver='sigm'``, ``calibration='paper'``) run the polynomial-oracle
+    solver, a multi-pass server: ``fit_reports`` reads a re-readable stream
+    (:func:`sklearn_ldp.read_reports`, a list of ``Reports``; not a
+    generator, which is refused with the number of passes) several times,
+    validating every chunk at each pass (the rejected reports are counted
+    once), and its memory is bounded by the chunk size and a block of
+    reports of fixed size, not by the number of reports. Passes: one to
+    validate and count (and sum the folds' moments in the analytic
+    calibration); then, per fit of the oracle solver, one per iteration
+    with ``solver='gd'`` (at most ``max_iter``) or three with ``'sigm'``
+    (the pilot point, the pilot second moment, and SIGM's single pass, its
+    mini-batches consecutive users in stream order: each user is used once,
+    and SIGM's guarantee needs exchangeable users, so a stream sorted by
+    label should be shuffled once when written); ``selection='cv'``
+    (analytic calibration) makes 6 fits, the model on 4 folds for each of
+    the 5 held-out folds and on all reports (unless ``degree='auto'`` picks
+    1 with ``'gd'``, solved on the moments), the paper calibration one;
+    ``degree='auto'`` adds 7 passes (the pilot point, one second moment per
+    candidate degree, on pilot users drawn from the positions). The
+    server's randomness (the fission split of each report and the
+    per-evaluation fission copies) is a function of its seed and of the
+    report's position among the valid reports, in blocks of fixed size, so
+    every pass sees the same draws and a stream gives the model of the same
+    reports in memory (they go through the same code). A Dask stream is
+    read by the driver, partition after partition. ``partial_fit`` raises:
+    a multi-pass server cannot add a batch without keeping the earlier
+    ones.
 
     Parameters
     ----------
@@ -211,8 +221,9 @@ class HingeLDPClassifier(
         oracles (full batch; free post-processing of the reports); with
         ``degree=1`` the quadratic is solved exactly on the debiased moments
         (see above). ``'sigm'``: the printed one pass of SIGM over the
-        users, in ``max_iter + 1`` mini-batches (projected dual averaging
-        with iterate averaging). The default was ``'sigm'`` before the
+        users, in ``max_iter + 1`` mini-batches of consecutive users
+        (stream order, see Streaming; projected dual averaging with iterate
+        averaging). The default was ``'sigm'`` before the
         exact degree-1 solve existed (issue 16).
     max_iter : int, default=100
         Iterations of ``'gd'``, or steps of ``'sigm'``.
@@ -222,9 +233,8 @@ class HingeLDPClassifier(
     selection : {'cv'} or None, default='cv'
         Report-only model selection (``calibration='analytic'`` only; the
         paper mode runs the printed algorithm as is). The server splits the
-        *reports* into 5 folds (the report at position ``p`` in fold ``p
-        mod 5``; a random partition for the oracle solvers, see
-        Streaming) and scores, on held-out reports, the model
+        *reports* into 5 folds (the report at position ``p`` among the
+        valid reports in fold ``p mod 5``) and scores, on held-out reports, the model
         (with the degree-1 default: on balls of 64, 16, 4 and 1 times
         ``coef_norm``, largest preferred), debiased ridge least squares on
         the same reports and the intercept-only model (the noisy class
@@ -429,32 +439,30 @@ class HingeLDPClassifier(
         self.coef_ = (w[:n_features] / data_norm)[None, :]
         self.intercept_ = np.array([w[n_features] if self.fit_intercept else 0.0])
 
-    def _fit_server(self, reports, rng):
-        config = reports.config
+    def _fit_server_blocks(self, source, aggregate, config, rng):
+        """The oracle solver over the blocks of valid reports (several passes)."""
         data_norm = float(config["data_norm"])
+        n_features = int(config["n_features"])
         loss, interval, z_norm, radius = self._server_setup()
-        x = reports["x"]
-        if data_norm != 1.0:  # the default needs no scaled copy of every report
-            x = x / data_norm
-        oracle_args = {
-            "x": x,
-            "y": reports["y"],
-            "derivative": loss.margin_derivative,
-            "interval": interval,
-            "approximation": self.approximation,
-            "fit_intercept": self.fit_intercept,
-            "rng": rng,
-        }
-        n_features = reports["x"].shape[-1]
+        derivative = loss.margin_derivative
+        entropy = draw_entropy(rng)
+        kernel_args = {"data_norm": data_norm, "fit_intercept": self.fit_intercept}
+        # f_beta'' <= 1 / (2 beta) and ||z||^2 <= z_norm^2.
+        smoothness = z_norm**2 * loss.curvature
         if config.get("calibration") == "paper":
             degree = int(config["degree"])
-            oracle, coef = _product_oracle(degree, **oracle_args)
+            coef = polynomial_approximation(
+                derivative, degree, interval, self.approximation
+            )
+            if self.approximation == "bernstein":
+                terms = bernstein_product_terms(derivative, degree, interval)
+                polynomial = {"terms": terms}
+            else:
+                polynomial = {"coef": coef}
+            kernel = partial(_product_kernel, polynomial=polynomial, **kernel_args)
+            oracle = self._streamed_oracle(source, kernel, None, entropy)
             w, n_iter = self._minimize(
-                oracle,
-                # f_beta'' <= 1 / (2 beta) and ||z||^2 <= z_norm^2.
-                smoothness=z_norm**2 * loss.curvature,
-                radius=radius,
-                rng=rng,
+                oracle, smoothness=smoothness, radius=radius, rng=rng
             )
             self.selected_model_, self.cv_results_ = "model", None
             self.selected_params_ = {"coef_norm": radius}
@@ -464,40 +472,39 @@ class HingeLDPClassifier(
             else:
                 w = np.append(w[:n_features], 0.0)
         else:
-            sigma_x = float(config["sigma_x"]) / data_norm
-            oracle_args["sigmas"] = {
-                "sigma_x": sigma_x,
+            kernel_args["sigmas"] = {
+                "sigma_x": float(config["sigma_x"]) / data_norm,
                 "sigma_y": float(config["sigma_y"]),
             }
-            degree = self._analytic_degree(
-                _scored_fission_oracle, oracle_args, z_norm, radius, rng
-            )
+
+            def oracle_of(degree, rows=None):
+                coef = polynomial_approximation(
+                    derivative, degree, interval, self.approximation
+                )
+                kernel = partial(_fission_kernel, coef=coef, **kernel_args)
+                return self._streamed_oracle(source, kernel, None, entropy, rows), coef
+
+            def scored_oracle(degree):
+                oracle, coef = oracle_of(degree)
+                return oracle, approximation_error(derivative, coef, interval) * z_norm
+
+            degree = self._analytic_degree(scored_oracle, radius, rng)
             coef = polynomial_approximation(
-                loss.margin_derivative, degree, interval, self.approximation
+                derivative, degree, interval, self.approximation
             )
-            x, y = oracle_args["x"], oracle_args["y"]
 
             def on_rows(rows):
-                args = {**oracle_args, "x": x[rows], "y": y[rows]}
-                oracle, _ = _fission_oracle(degree, **args)
+                oracle, _ = oracle_of(degree, rows)
                 w, n_iter = self._minimize(
-                    oracle,
-                    smoothness=z_norm**2 * loss.curvature,
-                    radius=radius,
-                    rng=rng,
+                    oracle, smoothness=smoothness, radius=radius, rng=rng
                 )
                 return w.reshape(-1, 1), n_iter
 
-            poly_pair = _linear_label_pair(coef) if degree == 1 else None
             W = self._fit_joint_reports(
-                x,
-                y[:, None],
-                sigma_x=sigma_x,
-                sigma_t=float(config["sigma_y"]),
-                poly_pair=poly_pair,
+                self._folded_moments(aggregate, config),
+                poly_pair=_linear_label_pair(coef) if degree == 1 else None,
                 radius=radius,
                 fit_on_rows=on_rows,
-                rng=rng,
             )
             w = W[:, 0]
         self._set_fitted(w, coef, degree, loss, interval, n_features, config)

@@ -28,11 +28,12 @@ from .aggregation import (
     select_degree,
     signal_test,
 )
+from .aggregation._blocks import StreamedOracle
 from .aggregation._selection import gram_noise_scale
 from .aggregation._selection import refit_threshold as threshold_along_score
 from .aggregation._sufficient import FoldedGramSums
 from .optim import minimize_on_ball, minimize_quadratic_on_ball
-from .randomizers import GaussianCopiesRandomizer, GaussianRecordRandomizer
+from .randomizers import GaussianCopiesRandomizer, GaussianRecordRandomizer, chunk_rows
 
 #: Balls of the degree-1 model tried by ``selection='cv'`` (times
 #: ``coef_norm``; the largest is preferred: the ball then only bounds the
@@ -45,6 +46,8 @@ RADIUS_FACTORS = (1.0, 4.0, 16.0, 64.0)
 #: eps 8: 0.49 against 0.70, with p-values 0.05-0.07) than a fitted random
 #: direction costs when there is none (balanced classes: nothing).
 SIGNAL_LEVEL = 0.2
+#: About how many numbers one block of the multi-pass server holds per array.
+BLOCK_VALUES = 2**20
 
 
 class LinearRegressorOutputMixin:
@@ -247,15 +250,65 @@ class PolynomialOracleClassifierMixin:
             calibration="analytic",
         )
 
-    def _analytic_degree(self, scored_oracle, oracle_args, z_norm, radius, rng):
-        """``degree``, or the one ``select_degree`` picks for ``'auto'``."""
+    def _analytic_degree(self, scored_oracle, radius, rng):
+        """``degree``, or the one ``select_degree`` picks for ``'auto'``.
+
+        ``scored_oracle(degree) -> (oracle, bias)`` (streamed oracles: one
+        pass for the pilot point, one per candidate degree).
+        """
         if self.degree != "auto":
             return self.degree
-        return select_degree(
-            partial(scored_oracle, z_norm=z_norm, **oracle_args),
-            AUTO_DEGREES,
-            radius=radius,
-            rng=rng,
+        return select_degree(scored_oracle, AUTO_DEGREES, radius=radius, rng=rng)
+
+    # -- the multi-pass server (oracle solvers) ------------------------------
+
+    def _server_passes(self, config):
+        """``(passes, configuration)`` when the server is the oracle solver, else None.
+
+        The validating first pass, then per fit of the oracle solver (the
+        model on each of 5 training splits and on all reports with
+        ``selection='cv'`` in the analytic calibration, else one fit) up to
+        ``max_iter`` passes (``'gd'``: one per iteration) or 3 (``'sigm'``:
+        the pilot point, the pilot second moment and SIGM's pass), and 7
+        more for ``degree='auto'`` (the pilot point and one per candidate).
+        """
+        if self._server_aggregate(config) is not None:
+            return None
+        paper = config.get("calibration") == "paper"
+        fits = 1 if paper or self.selection is None else N_FOLDS + 1
+        per_fit = int(self.max_iter) if self.solver == "gd" else 3
+        auto = 1 + len(AUTO_DEGREES) if self.degree == "auto" else 0
+        names = ("degree", "solver", "calibration", "selection", "max_iter")
+        if hasattr(self, "approximation"):
+            names = names[:2] + ("approximation",) + names[2:]
+        configuration = ", ".join(f"{name}={getattr(self, name)!r}" for name in names)
+        return 1 + auto + fits * per_fit, configuration
+
+    def _first_pass_aggregate(self, config):
+        """The per-fold moments of joint reports (report-only selection), else None."""
+        if config.get("calibration") == "paper":
+            return None
+        return self._moments_aggregate(config)
+
+    def _server_block_size(self, config):
+        """Reports per block of the multi-pass server: fixed by the configuration.
+
+        About ``2^20`` numbers per block: the reports (all copies), the
+        direction copy and the per-class polynomial copies of the highest
+        candidate degree.
+        """
+        n_features = int(config["n_features"])
+        n_classes = len(config["classes"])
+        copies = len(np.atleast_1d(config["sigma_x"])) + 1
+        per_user = copies * (n_features + 1) + 2 * n_classes * (AUTO_DEGREES[-1] + 2)
+        return chunk_rows(per_user, budget=BLOCK_VALUES)
+
+    def _streamed_oracle(self, source, make_kernel, n_outputs, entropy, rows=None):
+        """:class:`~sklearn_ldp.aggregation._blocks.StreamedOracle` of a kernel."""
+        dim = int(source.stream.config["n_features"]) + self.fit_intercept
+        shape = (dim,) if n_outputs is None else (dim, n_outputs)
+        return StreamedOracle(
+            source, make_kernel, param_shape=shape, entropy=entropy, rows=rows
         )
 
     def _solves_on_moments(self, poly_pair):
@@ -352,23 +405,21 @@ class PolynomialOracleClassifierMixin:
         self.n_iter_ = 1
         return W
 
-    def _fit_joint_reports(
-        self, x, labels, *, sigma_x, sigma_t, poly_pair, radius, fit_on_rows, rng
-    ):
+    def _fit_joint_reports(self, folded, *, poly_pair, radius, fit_on_rows):
         """``W`` (features then intercept, one column per output) from joint reports.
 
-        ``poly_pair`` is ``(P2, P1)`` of the linear-label form (None when the
-        multiplier is not of that form). A degree-1 pair with ``solver='gd'``
-        is solved exactly on debiased moments (:meth:`_fit_moments`, the
-        report at position ``i`` in fold ``i mod 5``, as the one-pass
+        ``folded`` holds the per-fold moments of the first pass (the report
+        at position ``i`` in fold ``i mod 5``). ``poly_pair`` is ``(P2,
+        P1)`` of the linear-label form (None when the multiplier is not of
+        that form). A degree-1 pair with ``solver='gd'`` is solved exactly
+        on the debiased moments (:meth:`_fit_moments`, as the one-pass
         server); anything else runs the oracle solver through
-        ``fit_on_rows(rows) -> (W, n_iter)`` on the selected reports. With
+        ``fit_on_rows(rows) -> (W, n_iter)`` on the reports ``rows`` keeps
+        (a :class:`~sklearn_ldp.aggregation._blocks.PositionFolds`). With
         ``selection='cv'`` the result is chosen from reports alone
-        (:func:`select_linear_classifier`, on a random partition drawn from
-        ``rng``).
+        (:func:`select_linear_classifier_on_folds`).
         """
         if self._solves_on_moments(poly_pair):
-            folded = FoldedMoments(x, labels, sigma_x=sigma_x, sigma_t=sigma_t)
             return self._fit_moments(folded, poly_pair, radius)
         iterations = []
 
@@ -381,19 +432,15 @@ class PolynomialOracleClassifierMixin:
 
         params = {"coef_norm": float(radius)}
         if self.selection == "cv":
-            W, name, params, results = select_linear_classifier(
-                x,
-                labels,
-                sigma_x=sigma_x,
-                sigma_t=sigma_t,
+            W, name, params, results = select_linear_classifier_on_folds(
+                folded,
                 models=[("model", on_reports, params)],
                 model_on_moments=False,
                 fit_intercept=self.fit_intercept,
                 refit_threshold=self._refit_threshold,
-                rng=rng,
             )
         else:
-            W = on_reports((None, np.ones(x.shape[0], dtype=bool)))
+            W = on_reports((None, folded.training_rows()))
             name, results = "model", None
         self.selected_model_, self.selected_params_ = name, params
         self.cv_results_ = results
@@ -608,7 +655,7 @@ def select_linear_classifier_on_folds(
         results["selected"] = np.arange(len(candidates)) == chosen
     results["signal_p_value"] = p_value
     candidate = candidates[chosen]
-    train = (everything, np.ones(n, dtype=bool)) if candidate.needs_rows else everything
+    train = (everything, folded.training_rows()) if candidate.needs_rows else everything
     W = candidate.fit(train)
     if refit_threshold and fit_intercept and candidate.name != "constant":
         W = threshold_along_score(everything, W, sigma_x=sigma_x)

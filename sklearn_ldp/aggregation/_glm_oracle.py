@@ -141,7 +141,9 @@ def product_copies_multiplier(terms, smoothing=None):
     return multiplier
 
 
-def fission_feature_copies(x, degree, sigma_x, fit_intercept, random_state):
+def fission_feature_copies(
+    x, degree, sigma_x, fit_intercept, random_state, split_draws=None
+):
     """The feature copies of the fission oracle for a degree-``degree`` multiplier.
 
     A :class:`~sklearn_ldp.aggregation.PolynomialGradientOracle` over the
@@ -158,6 +160,7 @@ def fission_feature_copies(x, degree, sigma_x, fit_intercept, random_state):
         sigma_x=sigma_x,
         fit_intercept=fit_intercept,
         random_state=random_state,
+        split_draws=split_draws,
     )
 
 
@@ -226,6 +229,13 @@ class GLMGradientOracle:
         if return_second_moment:
             return mean, squares / self.n_users
         return mean
+
+    def sums(self, W, indices, rng):
+        """Sum of the oracles of users ``indices`` and of their squared norms."""
+        multipliers, direction = self.values(W, indices, rng)
+        return direction.T @ multipliers, float(
+            _squared_norms(multipliers, direction).sum()
+        )
 
     def batch(self, W, indices, rng):
         """Average over a batch of users (fresh server randomness from ``rng``)."""

@@ -39,7 +39,13 @@ fission, while the server stores one extra array (``x_dir``) and draws
 ``d - 1`` scalars per user and evaluation. The scalars are drawn from a
 per-chunk seed fixed at construction, so :meth:`PolynomialGradientOracle.mean`
 is one fixed (random) vector field of ``w``, as full-batch gradient descent
-needs; for each ``w`` it is unbiased.
+needs; for each ``w`` it is unbiased. The estimators' servers build this
+oracle per block of a report stream instead
+(:class:`~sklearn_ldp.aggregation._blocks.StreamedOracle`): the split and
+the scalars are then drawn from seeds keyed by each report's position
+(``split_draws``, and a :class:`~sklearn_ldp.aggregation._blocks.KeyedDraws`
+in place of the generator), so every pass over the stream redraws the same
+numbers.
 
 Lattice reports. The reports are ``x' + g J`` with ``J`` a rounded Gaussian
 (:class:`~sklearn_ldp.randomizers.GaussianRecordRandomizer`) and ``x'`` the
@@ -60,6 +66,7 @@ from sklearn.utils import check_random_state, gen_batches
 
 from ..randomizers import chunk_rows
 from ._approximation import monomial_product_terms
+from ._blocks import KeyedDraws, standard_normals
 from ._fission import fission_matrix
 from ._polynomial import unbiased_polynomial
 
@@ -133,6 +140,11 @@ class PolynomialGradientOracle:
         Append a noiseless constant feature 1 to ``z`` (public, costs nothing).
     random_state : int, RandomState instance or None
         Server randomness (fission noise, chunk seeds).
+    split_draws : KeyedDraws or None, default=None
+        The fission split's normals for these reports, keyed by their
+        positions (a block of a streamed server,
+        :class:`~sklearn_ldp.aggregation._blocks.StreamedOracle`); None:
+        drawn from ``random_state``.
 
     Examples
     --------
@@ -158,6 +170,7 @@ class PolynomialGradientOracle:
         sigma_y=None,
         fit_intercept=False,
         random_state=None,
+        split_draws=None,
     ):
         if mode not in ("fission", "product"):
             raise ValueError(f"mode must be 'fission' or 'product', got {mode!r}.")
@@ -191,7 +204,7 @@ class PolynomialGradientOracle:
             self.sigma_x = float(sigma_x)
             self.sigma_y = None if sigma_y is None else float(sigma_y)
             self._mixing = fission_matrix(self.n_poly)
-            self._split(rng)
+            self._split(rng, split_draws)
             # Per user and evaluation: the direction copy and the copies' scalars.
             self.values_per_user = n_features + 2 * self.n_copies
         else:
@@ -210,18 +223,27 @@ class PolynomialGradientOracle:
         n_chunks = -(-n_users // self.chunk_size)
         self._chunk_seeds = rng.randint(np.iinfo(np.int32).max, size=n_chunks)
 
-    def _split(self, rng):
+    def _split(self, rng, split_draws=None):
         """Split each report into the direction copy and the polynomial part."""
         d = self.n_poly
-        self.x_dir = np.empty_like(self.x)
-        for batch in gen_batches(self.n_users, chunk_rows(self.x.shape[1])):
-            noise = rng.standard_normal(self.x[batch].shape)
-            self.x_dir[batch] = self.x[batch] + self.sigma_x * np.sqrt(d) * noise
         self.y_dir = self.y_bar = None
+        if split_draws is not None:
+            # One draw per report, its row keyed by the report's position.
+            n_features = self.x.shape[1]
+            noise = split_draws.normals(n_features + (self.y is not None))
+            self.x_dir = self.x + self.sigma_x * np.sqrt(d) * noise[:, :n_features]
+            if self.y is not None:
+                self.y_dir = self.y + self.sigma_y * np.sqrt(d) * noise[:, -1]
+        else:
+            self.x_dir = np.empty_like(self.x)
+            for batch in gen_batches(self.n_users, chunk_rows(self.x.shape[1])):
+                noise = rng.standard_normal(self.x[batch].shape)
+                self.x_dir[batch] = self.x[batch] + self.sigma_x * np.sqrt(d) * noise
+            if self.y is not None:
+                self.y_dir = self.y + self.sigma_y * np.sqrt(d) * rng.standard_normal(
+                    self.y.shape
+                )
         if self.y is not None:
-            self.y_dir = self.y + self.sigma_y * np.sqrt(d) * rng.standard_normal(
-                self.y.shape
-            )
             self.y_bar = (1.0 + 1.0 / d) * self.y - self.y_dir / d
         # Noise std of x_bar and y_bar: (d+1) sigma^2 / d.
         self._sbar_x = self.sigma_x * np.sqrt((d + 1.0) / d)
@@ -256,15 +278,14 @@ class PolynomialGradientOracle:
         # <w, x_k> = <w, x_bar> + sbar ||w|| (M N)_k with N iid N(0, 1).
         inner = (
             inner_bar[:, None]
-            + (self._sbar_x * w_norm)
-            * (self._mixing @ rng.standard_normal((d - 1, m))).T
+            + (self._sbar_x * w_norm) * standard_normals(rng, m, d - 1) @ self._mixing.T
         )
         y_dir = None
         if self.y is not None:
             y_bar = self.y_bar[indices]
             y_copies = (
                 y_bar[:, None]
-                + self._sbar_y * (self._mixing @ rng.standard_normal((d - 1, m))).T
+                + self._sbar_y * standard_normals(rng, m, d - 1) @ self._mixing.T
             )
             inner = inner * y_copies
             y_dir = self.y_dir[indices]
@@ -303,6 +324,11 @@ class PolynomialGradientOracle:
             return mean, squares / self.n_users
         return mean
 
+    def sums(self, w, indices, random_state=None):
+        """Sum of the oracles of users ``indices`` and of their squared norms."""
+        values = self.per_user(w, indices, random_state)
+        return values.sum(axis=0), float(np.einsum("ij,ij->", values, values))
+
     def batch(self, w, indices, random_state=None):
         """Average of the oracle over a batch of users (for stochastic solvers)."""
         return self.per_user(w, indices, random_state).mean(axis=0)
@@ -326,7 +352,7 @@ class PolynomialGradientOracle:
 
 
 def _generator(random_state):
-    if isinstance(random_state, np.random.Generator):
+    if isinstance(random_state, (np.random.Generator, KeyedDraws)):
         return random_state
     seed = check_random_state(random_state).randint(np.iinfo(np.int32).max)
     return np.random.default_rng(seed)

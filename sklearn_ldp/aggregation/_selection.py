@@ -44,6 +44,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._blocks import PositionFolds
 from ._sufficient import _fold_grams, project_psd
 
 #: Folds of the report-only cross-validation.
@@ -186,6 +187,20 @@ class FoldedMoments:
     @property
     def n(self):
         return int(self.counts.sum())
+
+    def training_rows(self, exclude=None):
+        """The reports of a fit on every fold but ``exclude`` (None: all).
+
+        A boolean mask over the reports when they are kept (``fold_of``),
+        else the positional rule
+        (:class:`~sklearn_ldp.aggregation._blocks.PositionFolds`) of the
+        streaming servers.
+        """
+        if self.fold_of is None:
+            return PositionFolds(self.n_folds, exclude)
+        if exclude is None:
+            return np.ones(self.n, dtype=bool)
+        return self.fold_of != exclude
 
     def moments(self, folds=None, *, exclude=None):
         """Debiased :class:`Moments` of ``folds`` (default: all but ``exclude``)."""
@@ -500,7 +515,7 @@ def cross_validate(folded, candidates, criterion, fold_fits=None):
             continue
         train = folded.moments(exclude=k)
         held_out = folded.moments([k])
-        rows = folded.fold_of != k
+        rows = folded.training_rows(k)
         for c, candidate in enumerate(candidates):
             W = None if fold_fits is None else fold_fits(c, k)
             if W is None:

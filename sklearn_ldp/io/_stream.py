@@ -81,6 +81,11 @@ class ReportStream:
         """The stream's :class:`Partition` objects, in order."""
         raise NotImplementedError
 
+    @property
+    def rereadable(self):
+        """True when the stream can be read several times (multi-pass servers)."""
+        return True
+
     def __len__(self):
         return int(sum(part.n_reports for part in self.partitions()))
 
@@ -166,6 +171,10 @@ class IterableReportStream(ReportStream):
             )
         super().__init__(first.config, backend=backend)
         self._consumed = False
+
+    @property
+    def rereadable(self):
+        return self._chunks is not None
 
     def _chunks_once(self):
         if self._chunks is not None:

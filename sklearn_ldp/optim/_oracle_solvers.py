@@ -55,7 +55,9 @@ def minimize_on_ball(
     solver : {'gd', 'sigm'}
         ``'gd'``: :func:`accelerated_projected_gradient` on ``oracle.mean``
         from 0, ``max_iter`` iterations at most. ``'sigm'``:
-        :func:`sigm_one_pass` in ``max_iter + 1`` mini-batches.
+        :func:`sigm_one_pass` in ``max_iter + 1`` mini-batches (random
+        ones, or consecutive users in order for an oracle with
+        ``sequential = True``, which reads a report stream once).
     smoothness : float
         ``L`` of the objective (the step of ``'gd'`` is ``1 / L``).
     radius : float
@@ -99,6 +101,8 @@ def minimize_on_ball(
             radius=radius * np.sqrt(n_columns),
             projection=projection,
             rng=rng,
+            # A streamed oracle reads its users in stream order, once.
+            shuffle=not getattr(oracle, "sequential", False),
         )
     else:
         raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}.")

@@ -29,7 +29,9 @@ it is ``eta_k`` (as in the source paper).
 :func:`sigm_one_pass` runs it as a single pass over a population of users
 in disjoint random mini-batches (the paper samples one user per step; a
 permutation uses each user's report once, a valid stochastic oracle with
-variance ``sigma^2 / b`` for batches of ``b`` users).
+variance ``sigma^2 / b`` for batches of ``b`` users), or in consecutive
+mini-batches in the users' order (``shuffle=False``: a server reading a
+report stream once; the same guarantee for exchangeable users).
 """
 
 from functools import partial
@@ -133,8 +135,9 @@ def sigm_one_pass(
     radius,
     projection,
     rng,
+    shuffle=True,
 ):
-    """One pass of SIGM over ``n_users`` users in ``n_steps + 1`` random mini-batches.
+    """One pass of SIGM over ``n_users`` users in ``n_steps + 1`` mini-batches.
 
     Parameters
     ----------
@@ -156,6 +159,11 @@ def sigm_one_pass(
         Euclidean projection onto the feasible set.
     rng : RandomState
         Draws the permutation of the users.
+    shuffle : bool, default=True
+        Random disjoint batches. False: consecutive ranges of users in
+        order (a server reading a stream once: the batches are drawn
+        without looking at the data, so with exchangeable users each step
+        still gets fresh users, each user used once).
 
     Returns
     -------
@@ -176,7 +184,8 @@ def sigm_one_pass(
     ([0.5, 0.0], 500)
     """
     n_steps = min(int(max_steps), int(n_users) - 1)
-    batches = np.array_split(rng.permutation(n_users), n_steps + 1)
+    users = rng.permutation(n_users) if shuffle else np.arange(n_users)
+    batches = np.array_split(users, n_steps + 1)
     sigma = np.sqrt(float(user_second_moment) / min(len(b) for b in batches))
     w = sigm(
         partial(_batch_step, batch_gradient, batches),

@@ -127,7 +127,7 @@ def test_partial_fit_exactly_where_the_server_is_one_pass(cls):
 
 
 #: Estimators whose default configuration has a one-pass server (issue 19;
-#: some of their other configurations keep every report in memory).
+#: their other configurations read a stream in several passes).
 ONE_PASS_BY_DEFAULT = ("GLMLDPClassifier", "HingeLDPClassifier")
 
 

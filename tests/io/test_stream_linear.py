@@ -168,15 +168,18 @@ def test_partial_fit_over_three_batches_is_fit_reports_of_their_reports(
         (HingeLDPClassifier, dict(calibration="paper")),
     ],
 )
-def test_oracle_configurations_fit_a_stream_in_memory(cls, params):
+def test_oracle_configurations_fit_a_stream_in_several_passes(cls, params):
+    # Multi-pass servers (tests/io/test_stream_multipass.py): not one pass,
+    # so no batches for partial_fit.
     est = cls(random_state=0, epsilon=8.0, max_iter=20, **params)
     X, y = _data(2, n=3000)
     reports = _reports(est, X, y)
     assert est._server_aggregate(reports.config) is None
+    assert est._server_passes(reports.config) is not None
     whole = _fit(est, reports)
     streamed = _fit(est, stream_reports(reports, chunk_size=777))
     _assert_same_model(whole, streamed, X)
-    with pytest.raises(ValueError, match="needs every report at once"):
+    with pytest.raises(ValueError, match="cannot add a batch without keeping"):
         clone(est).partial_fit(X, y, classes=[0, 1])
 
 
