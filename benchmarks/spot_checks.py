@@ -291,6 +291,35 @@ def least_squares_baseline(population, n, epsilon, seeds):
         )
 
 
+def kernel_ridge_linear_features_1d(seeds):
+    """KernelRidgeLDP with and without ``linear_features`` on a smooth 1-D target.
+
+    The quickstart's ``sin(2 x)`` population (x uniform on [-2, 2], noise
+    0.2, 75,000 training users, epsilon 8, gamma 1, data_norm 2), one draw
+    of data and noise per seed.
+    """
+    from sklearn.model_selection import train_test_split
+
+    from sklearn_ldp import KernelRidgeLDP
+
+    for seed in seeds:
+        rng = np.random.RandomState(seed)
+        X = rng.uniform(-2, 2, size=(100_000, 1))
+        y = np.clip(np.sin(2 * X[:, 0]) + 0.2 * rng.randn(100_000), -1, 1)
+        X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)
+        scores = []
+        for linear in (False, True):
+            model = KernelRidgeLDP(
+                epsilon=8.0,
+                gamma=1.0,
+                data_norm=2.0,
+                linear_features=linear,
+                random_state=seed,
+            ).fit(X_train, y_train)
+            scores.append(f"{model.score(X_test, y_test):.3f} ({model.selected_model_})")
+        print(f"seed {seed}: R^2 without linear_features {scores[0]}, with {scores[1]}")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     checks = parser.add_subparsers(dest="check", required=True)
@@ -319,6 +348,8 @@ def main(argv=None):
     p.add_argument("n", type=int)
     p.add_argument("epsilon", type=float)
     p.add_argument("seeds", type=lambda s: [int(e) for e in s.split(",")])
+    p = checks.add_parser("kernel-ridge-linear-features-1d")
+    p.add_argument("seeds", type=lambda s: [int(e) for e in s.split(",")])
     p = checks.add_parser("deployment-draws")
     p.add_argument("first", type=int)
     p.add_argument("last", type=int)
@@ -341,6 +372,8 @@ def main(argv=None):
             dp_svrg_large_seeds(args.population, args.epsilons, args.seeds)
         elif args.check == "least-squares-baseline":
             least_squares_baseline(args.population, args.n, args.epsilon, args.seeds)
+        elif args.check == "kernel-ridge-linear-features-1d":
+            kernel_ridge_linear_features_1d(args.seeds)
         else:
             deployment_draws(args.first, args.last)
 
