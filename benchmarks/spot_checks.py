@@ -320,6 +320,64 @@ def kernel_ridge_linear_features_1d(seeds):
         print(f"seed {seed}: R^2 without linear_features {scores[0]}, with {scores[1]}")
 
 
+def hinge_default(populations):
+    """The bench_hinge grid for the default HingeLDPClassifier and debiased LS only.
+
+    The same populations, users, seeds and constructor arguments as
+    ``python -m benchmarks.bench_hinge`` (its ``hinge (default)`` and
+    ``debiased LS`` columns), without the slow oracle columns; prints per
+    cell the mean ± standard error over the 3 draws, the majority rate of
+    the test users and whether the default is within 2 standard errors of
+    the better of least squares and the majority class.
+    """
+    from benchmarks import bench_hinge
+    from benchmarks._baselines import debiased_classifier
+    from benchmarks._harness import Method, run_grid
+
+    grid = next(step for step in bench_hinge.SPEC.steps if step.name == "hinge").full
+    methods = [
+        Method("debiased LS", debiased_classifier, "baseline"),
+        Method("hinge (default)", bench_hinge.hinge()),
+    ]
+    print("| population | n | epsilon | majority | debiased LS | hinge (default) | check |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for name in populations:
+        population = POPULATIONS[name]
+        rows = run_grid(
+            population,
+            methods,
+            bench_hinge.evaluate,
+            sizes=grid.sizes,
+            epsilons=grid.epsilons,
+            seeds=grid.seeds(),
+        )
+        for n in grid.sizes:
+            _, _, _, y_test = population.train_test(n, 0)
+            majority = max(np.mean(y_test), 1 - np.mean(y_test))
+            for epsilon in grid.epsilons:
+                cell = {
+                    method.name: [
+                        r["accuracy"]
+                        for r in rows
+                        if r["n"] == n and r["epsilon"] == epsilon
+                        and r["method"] == method.name
+                    ]
+                    for method in methods
+                }
+                (ls, ls_se), (ours, ours_se) = (
+                    (np.mean(v), np.std(v, ddof=1) / np.sqrt(len(v)))
+                    for v in (cell["debiased LS"], cell["hinge (default)"])
+                )
+                behind = ours < ls - 2 * np.hypot(ls_se, ours_se)
+                below = ours < majority - 2 * ours_se
+                check = "behind LS" if behind else ("below majority" if below else "ok")
+                print(
+                    f"| {name} | {n} | {epsilon:g} | {majority:.3f} | {ls:.3f} ± "
+                    f"{ls_se:.3f} | {ours:.3f} ± {ours_se:.3f} | {check} |",
+                    flush=True,
+                )
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     checks = parser.add_subparsers(dest="check", required=True)
@@ -350,6 +408,10 @@ def main(argv=None):
     p.add_argument("seeds", type=lambda s: [int(e) for e in s.split(",")])
     p = checks.add_parser("kernel-ridge-linear-features-1d")
     p.add_argument("seeds", type=lambda s: [int(e) for e in s.split(",")])
+    p = checks.add_parser("hinge-default")
+    p.add_argument(
+        "populations", nargs="*", default=["linear_rule_10d", "separable_2d"]
+    )
     p = checks.add_parser("deployment-draws")
     p.add_argument("first", type=int)
     p.add_argument("last", type=int)
@@ -372,6 +434,8 @@ def main(argv=None):
             dp_svrg_large_seeds(args.population, args.epsilons, args.seeds)
         elif args.check == "least-squares-baseline":
             least_squares_baseline(args.population, args.n, args.epsilon, args.seeds)
+        elif args.check == "hinge-default":
+            hinge_default(args.populations)
         elif args.check == "kernel-ridge-linear-features-1d":
             kernel_ridge_linear_features_1d(args.seeds)
         else:
