@@ -351,9 +351,11 @@ def hinge_default(populations):
             epsilons=grid.epsilons,
             seeds=grid.seeds(),
         )
+        # The held-out users are drawn apart from the training ones: the
+        # same test sample at every n.
+        _, y_test = population.sample(population.n_test, 0, split="test")
+        majority = max(np.mean(y_test), 1 - np.mean(y_test))
         for n in grid.sizes:
-            _, _, _, y_test = population.train_test(n, 0)
-            majority = max(np.mean(y_test), 1 - np.mean(y_test))
             for epsilon in grid.epsilons:
                 cell = {
                     method.name: [

@@ -212,10 +212,6 @@ class PolynomialOracleClassifierMixin:
     (``GLMLDPClassifier``, ``HingeLDPClassifier``).
     """
 
-    #: With ``selection='cv'`` and two classes, refit the chosen scorer's
-    #: intercept along its direction (:func:`select_linear_classifier`).
-    _refit_threshold = True
-
     _oracle_parameter_constraints = {
         **LDPEstimatorMixin._ldp_parameter_constraints,
         "selection": [StrOptions({"cv"}), None],
@@ -395,7 +391,7 @@ class PolynomialOracleClassifierMixin:
                 models=models,
                 model_on_moments=True,
                 fit_intercept=self.fit_intercept,
-                refit_threshold=self._refit_threshold,
+                refit_threshold=True,
             )
         else:
             W = on_moments(folded.moments())
@@ -437,7 +433,7 @@ class PolynomialOracleClassifierMixin:
                 models=[("model", on_reports, params)],
                 model_on_moments=False,
                 fit_intercept=self.fit_intercept,
-                refit_threshold=self._refit_threshold,
+                refit_threshold=True,
             )
         else:
             W = on_reports((None, folded.training_rows()))

@@ -380,13 +380,14 @@ class LinearAndFourierFeatures:
     @classmethod
     def from_config(cls, config):
         """Rebuild the map from :meth:`get_config`."""
+        fourier = RandomFourierFeatures.from_config(config)
         return cls(
-            config["n_features"],
-            config["n_components"],
+            fourier.n_features,
+            fourier.n_components,
             input_scale=config["input_scale"],
-            kernel=config["kernel"],
-            gamma=config["gamma"],
-            seed=config["seed"],
+            kernel=fourier.kernel_name,
+            gamma=fourier.gamma_,
+            seed=fourier.seed,
         )
 
     def transform(self, X):
