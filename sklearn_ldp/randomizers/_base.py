@@ -102,31 +102,64 @@ class FieldSupport:
     def check(self, values):
         """Per-row reason codes: 0 valid, 1 not finite, 2 off the lattice, 3 out of range.
 
-        Rows are checked in blocks of about ``2^16`` numbers, so the
-        temporaries stay small whatever the number of reports.
+        Rows are checked in blocks of about ``2^16`` numbers into buffers
+        reused from block to block, so the temporaries stay small (and in
+        the processor's cache) whatever the number of reports. Every value
+        of a block is first tested at once (on the lattice and inside the
+        bounds: a NaN fails the first test, an infinity the second); only
+        the rows of a block that fails get their reason (the first failing
+        check).
         """
         values = np.asarray(values)
         n = values.shape[0]
         # Explicit width: reshape(0, -1) fails when every row was already rejected.
         width = int(np.prod(values.shape[1:], dtype=np.int64))
         flat = values.reshape(n, width)
-        rows = max(CHECK_BLOCK_VALUES // max(width, 1), 1)
-        if n <= rows:
-            return self._check_block(flat)
-        codes = np.empty(n, dtype=np.int8)
+        rows = min(max(CHECK_BLOCK_VALUES // max(width, 1), 1), max(n, 1))
+        step, low, high = (
+            np.broadcast_to(bound, self.shape).reshape(1, -1)
+            for bound in (self._element_steps(), self.low, self.high)
+        )
+        # Powers of two (every lattice here) are divided by exactly with a
+        # multiplication by their inverse, which is cheaper.
+        mantissa = np.frexp(step)[0]
+        inverse = 1.0 / step if np.all(mantissa == 0.5) else None
+        ratio, rounded = np.empty((rows, width)), np.empty((rows, width))
+        valid, scratch = np.empty((rows, width), bool), np.empty((rows, width), bool)
+        codes = np.zeros(n, dtype=np.int8)
         for start in range(0, n, rows):
-            codes[start : start + rows] = self._check_block(flat[start : start + rows])
+            block = flat[start : start + rows].astype(np.float64, copy=False)
+            m = block.shape[0]
+            r, q, ok, tmp = ratio[:m], rounded[:m], valid[:m], scratch[:m]
+            with np.errstate(invalid="ignore"):
+                if inverse is None:
+                    np.divide(block, step, out=r)
+                else:
+                    np.multiply(block, inverse, out=r)
+                np.rint(r, out=q)
+                np.equal(q, r, out=ok)
+                np.greater_equal(block, low, out=tmp)
+                ok &= tmp
+                np.less_equal(block, high, out=tmp)
+                ok &= tmp
+            if self.values is not None:
+                ok &= np.isin(block, self.values)
+            if ok.all():
+                continue
+            bad = np.flatnonzero(~ok.all(axis=1))
+            codes[start + bad] = self._reason_codes(block[bad], step, low, high)
         return codes
 
-    def _check_block(self, flat):
-        flat = flat.astype(np.float64, copy=False)
+    def _element_steps(self):
+        """The lattice step each value is held to (elementwise)."""
+        return self.step
+
+    def _reason_codes(self, flat, step, low, high):
+        """The reason codes of rows known to fail (the first failing check)."""
         finite = np.isfinite(flat).all(axis=1)
-        step = np.broadcast_to(self.step, self.shape).reshape(1, -1)
-        ratio = flat / step
         with np.errstate(invalid="ignore"):
+            ratio = flat / step
             lattice = (ratio == np.rint(ratio)).all(axis=1)
-            low = np.broadcast_to(self.low, self.shape).reshape(1, -1)
-            high = np.broadcast_to(self.high, self.shape).reshape(1, -1)
             inside = ((flat >= low) & (flat <= high)).all(axis=1)
         if self.values is not None:
             inside &= np.isin(flat, self.values).all(axis=1)

@@ -239,6 +239,14 @@ class CopiesSupport(FieldSupport):
 
     ``step`` is the finest step (every value is a multiple of it);
     :meth:`check` holds each copy to its own ``steps[j]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_ldp.randomizers._copies import CopiesSupport
+    >>> support = CopiesSupport((2,), -4.0, 4.0, [0.5, 0.25])
+    >>> support.check(np.array([[0.5, 0.25], [0.25, 0.25], [9.0, 0.0]])).tolist()
+    [0, 2, 3]
     """
 
     def __init__(self, shape, low, high, steps):
@@ -247,15 +255,8 @@ class CopiesSupport(FieldSupport):
         extra = (1,) * (len(self.shape) - 1)
         self.steps = np.broadcast_to(steps.reshape((-1,) + extra), self.shape)
 
-    def check(self, values):
-        codes = super().check(values)
-        values = np.asarray(values)
-        n = values.shape[0]
-        with np.errstate(invalid="ignore"):
-            ratio = values.reshape(n, -1) / self.steps.reshape(1, -1)
-            off = ~(ratio == np.rint(ratio)).all(axis=1)
-        codes[(codes == 0) & off] = 2
-        return codes
+    def _element_steps(self):
+        return self.steps
 
 
 def _copies_support(shape, low, high, sigmas, steps):

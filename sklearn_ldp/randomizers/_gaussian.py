@@ -25,7 +25,7 @@ from ..utils import (
 )
 from ._base import FieldSupport, LocalRandomizer, chunk_rows
 from ._clip import clip_interval
-from ._sampling import check_client_random_state, rounded_gaussian
+from ._sampling import _DrawBuffers, check_client_random_state, rounded_gaussian
 
 CALIBRATIONS = ("analytic", "paper")
 #: Numbers per block of :func:`lattice_release` (128 KiB per temporary).
@@ -84,16 +84,24 @@ def lattice_release(values, sigma, granularity, source):
     in_float = largest + sampler.support[1] + 2.0 < 2.0**52
     coins, noise = source.segments(flat.size, 2)
     inverse = 1.0 / granularity  # a power of two: v * inverse = v / g exactly
+    # Temporaries of one block, reused from block to block.
+    size = min(RELEASE_BLOCK, flat.size)
+    fraction_buffer, index_buffer = np.empty(size), np.empty(size)
+    coin_buffer = np.empty(size, dtype=bool)
+    buffers = _DrawBuffers(size)
     for start in range(0, flat.size, RELEASE_BLOCK):
-        block = slice(start, start + RELEASE_BLOCK)
-        fraction = np.multiply(flat[block], inverse)
-        index = np.floor(fraction)
+        stop = min(start + RELEASE_BLOCK, flat.size)
+        m = stop - start
+        fraction, index, coin = fraction_buffer[:m], index_buffer[:m], coin_buffer[:m]
+        np.multiply(flat[start:stop], inverse, out=fraction)
+        np.floor(fraction, out=index)
         fraction -= index  # exact: both are multiples of the same power of two
         if not in_float:
             index = index.astype(np.int64)
-        index += coins.uniform(fraction.size) < fraction
-        index += sampler.draw(noise.words(fraction.size))
-        np.multiply(index, granularity, out=out[block])
+        np.less(coins.uniform(m), fraction, out=coin)
+        index += coin
+        index += sampler.draw_into(noise.words(m), buffers[m] if m < size else buffers)
+        np.multiply(index, granularity, out=out[start:stop])
     return released
 
 

@@ -290,18 +290,47 @@ class IntegerSampler:
 
         Returns an ``int64`` array of the shape of ``words``.
         """
+        return self.draw_into(words, _DrawBuffers(words.shape))
+
+    def draw_into(self, words, buffers):
+        """:meth:`draw` into ``buffers`` (a :class:`_DrawBuffers` of ``words``' shape).
+
+        Returns the draws, a view of ``buffers.entry`` (overwritten by the
+        next call with the same buffers): no array is allocated, so a
+        caller drawing block after block reuses the same cache-resident
+        memory.
+        """
         shift = np.uint64(64 - self._bits)
         low = np.uint64(2 ** (64 - self._bits) - 1)
-        bucket = (words >> shift).view(np.int64)  # below 2**bits
+        bucket, entry = buffers.bucket, buffers.entry
+        np.right_shift(words, shift, out=bucket)  # below 2**bits
         # One gather (threshold and alias); every bucket indexes the table.
-        entry = self._packed.take(bucket, mode="wrap")
+        self._packed.take(bucket.view(np.int64), out=entry, mode="wrap")
         words &= low  # the remainder
-        keep = words < (entry & low)
+        np.bitwise_and(entry, low, out=buffers.threshold)
+        np.less(words, buffers.threshold, out=buffers.keep)
         entry >>= shift  # the alias
+        np.copyto(entry, bucket, where=buffers.keep)
         index = entry.view(np.int64)  # below 2**bits: the same integers
-        np.copyto(index, bucket, where=keep)
         index += self.offset
         return index
+
+
+class _DrawBuffers:
+    """The temporaries of :meth:`IntegerSampler.draw_into` for ``shape`` words."""
+
+    def __init__(self, shape):
+        self.bucket = np.empty(shape, dtype=np.uint64)
+        self.entry = np.empty(shape, dtype=np.uint64)
+        self.threshold = np.empty(shape, dtype=np.uint64)
+        self.keep = np.empty(shape, dtype=bool)
+
+    def __getitem__(self, size):
+        """The first ``size`` entries of every buffer (1-D buffers)."""
+        view = object.__new__(_DrawBuffers)
+        for name in ("bucket", "entry", "threshold", "keep"):
+            setattr(view, name, getattr(self, name)[:size])
+        return view
 
 
 def _alias_table(weights):

@@ -265,3 +265,71 @@ def test_blocked_scalar_mechanisms_equal_their_whole_array_definitions(
     np.testing.assert_array_equal(
         reports.reshape(expected.shape), expected, strict=True
     )
+
+
+def _plain_support_codes(support, values, steps):
+    """Reason codes by the definition: the first failing check of each row."""
+    flat = values.reshape(values.shape[0], -1)
+    step = np.broadcast_to(steps, support.shape).reshape(1, -1)
+    low = np.broadcast_to(support.low, support.shape).reshape(1, -1)
+    high = np.broadcast_to(support.high, support.shape).reshape(1, -1)
+    codes = []
+    for row in flat:
+        ratio = row / step[0]
+        if not np.isfinite(row).all():
+            codes.append(1)
+        elif not np.all(ratio == np.rint(ratio)):
+            codes.append(2)
+        elif not np.all((row >= low[0]) & (row <= high[0])):
+            codes.append(3)
+        elif support.values is not None and not np.isin(row, support.values).all():
+            codes.append(3)
+        else:
+            codes.append(0)
+    return np.array(codes)
+
+
+@pytest.mark.parametrize(
+    "kind", ["power_of_two", "other_step", "copies", "values", "elementwise"]
+)
+def test_blocked_support_check_equals_the_definition(kind):
+    """Several blocks, every kind of bad value near block edges and inside."""
+    from sklearn_ldp.randomizers import FieldSupport
+    from sklearn_ldp.randomizers._base import CHECK_BLOCK_VALUES
+    from sklearn_ldp.randomizers._copies import CopiesSupport
+
+    rng = np.random.default_rng(7)
+    width = 5
+    steps = 2.0**-6
+    if kind == "copies":
+        steps = np.array([2.0**-6, 2.0**-4])
+        support = CopiesSupport((2, width), -3.0, 3.0, steps)
+        steps = np.broadcast_to(steps[:, None], (2, width))
+        shape = (2, width)
+    elif kind == "values":
+        support = FieldSupport((width,), -1.0, 1.0, 1.0, values=[-1.0, 1.0])
+        steps, shape = 1.0, (width,)
+    elif kind == "elementwise":
+        steps = 2.0 ** -np.arange(1, width + 1)
+        support = FieldSupport((width,), -3.0, np.linspace(1.0, 3.0, width), steps)
+        shape = (width,)
+    else:
+        steps = 2.0**-6 if kind == "power_of_two" else 0.1
+        support = FieldSupport((width,), -3.0, 3.0, steps)
+        shape = (width,)
+    n = 3 * (CHECK_BLOCK_VALUES // (2 * width)) + 17  # several blocks, a partial last
+    step_grid = np.broadcast_to(steps, shape)
+    if kind == "values":
+        values = rng.choice([-1.0, 1.0], size=(n,) + shape)
+    else:
+        values = np.rint(rng.uniform(-2.0, 2.0, (n,) + shape) / step_grid) * step_grid
+    bad_rows = rng.choice(n, size=60, replace=False)
+    edges = np.array([0, n - 1, CHECK_BLOCK_VALUES // (2 * width) - 1])
+    for i, row in enumerate(np.concatenate([bad_rows, edges])):
+        index = (row,) + tuple(rng.integers(0, s) for s in shape)
+        values[index] = [np.nan, np.inf, -np.inf, 1e12, 0.5 * np.min(steps) + 0.0, 0.0][
+            i % 6
+        ]
+    expected = _plain_support_codes(support, values, step_grid)
+    assert (expected > 0).sum() >= 40  # the corruptions are caught
+    np.testing.assert_array_equal(support.check(values), expected)
