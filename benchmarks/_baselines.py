@@ -42,6 +42,35 @@ def nonprivate(model, X, y=None):
     return model.fit(X) if y is None else model.fit(X, y)
 
 
+#: What the GLM and hinge classifiers' default server does (for the pages).
+ORACLE_CLASSIFIER_DEFAULT = (
+    "one jointly calibrated Gaussian report of (x, y) per user; the server "
+    "solves the degree-1 Chebyshev objective exactly on the debiased moments "
+    "inside the coef_norm ball, chooses from held-out reports alone between "
+    "that model, debiased ridge least squares (7 penalties) and the majority "
+    "class (the majority class whenever the tests of 'no signal' do not "
+    "reject), and refits the threshold of the chosen direction by least "
+    "squares along it"
+)
+
+
+#: The trivial classifier's column name.
+MAJORITY = "majority class"
+
+
+def majority_class(data, epsilon, seed):
+    """The trivial predictor: the majority class of the training users.
+
+    (The majority of the held-out labels is an oracle: on a balanced
+    population it scores 0.5 plus the absolute test-draw noise, above what
+    any predictor fitted without the test labels can expect from a
+    constant.) A ``Method`` of the ``'non-private'`` mode.
+    """
+    from sklearn.dummy import DummyClassifier
+
+    return DummyClassifier().fit(data.X, data.y)
+
+
 def record_randomizer(
     n_features, epsilon, *, delta=DELTA, data_norm=1.0, y_bound=None, classes=None
 ):

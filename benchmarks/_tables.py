@@ -69,6 +69,83 @@ def pivot(table, metric, keys=("n", "epsilon")):
     return list(out.values()), columns
 
 
+def standard_error(row, metric):
+    """The standard error of ``metric``'s mean over seeds (NaN with one seed)."""
+    return row.get(f"{metric} sd", np.nan) / np.sqrt(row["runs"])
+
+
+def with_standard_error(table, metric, digits=3):
+    """The utility table: ``metric`` as "mean ± standard error over seeds"."""
+    label = f"{metric} +- se"
+    for r in table:
+        se = standard_error(r, metric)
+        r[label] = (
+            f"{r[metric]:.{digits}f}"
+            if not np.isfinite(se)
+            else f"{r[metric]:.{digits}f} ± {se:.{digits}f}"
+        )
+    return pivot(table, label)
+
+
+def criterion_table(table, metric, *, default, baselines, floor):
+    """Per cell: the default against the best baseline and the trivial predictor.
+
+    A cell passes when the default's mean is no lower than the best of
+    ``baselines``' means by more than 2 standard errors of the difference
+    (the two cells' standard errors in quadrature) and no lower than the
+    trivial predictor's (``floor``, one of ``baselines``) by more than 2
+    standard errors. Higher ``metric`` is better. Non-private rows (one per
+    (population, n)) serve every epsilon of their n.
+
+    Returns
+    -------
+    rows, columns
+        For :func:`format_table`; the last column is ``passes``
+        (``'yes'``/``'NO'``).
+    """
+    cells, shared = {}, {}
+    for r in table:
+        value = (r[metric], float(np.nan_to_num(standard_error(r, metric))))
+        if r["epsilon"] == "inf":
+            shared.setdefault((r["population"], r["n"]), {})[r["method"]] = value
+        else:
+            key = (r["population"], r["n"], r["epsilon"])
+            cells.setdefault(key, {})[r["method"]] = value
+    rows = []
+    for (population, n, epsilon), methods in cells.items():
+        methods = {**shared.get((population, n), {}), **methods}
+        if default not in methods or floor not in methods:
+            continue
+        mean, se = methods[default]
+        best = max((b for b in baselines if b in methods), key=lambda b: methods[b][0])
+        best_mean, best_se = methods[best]
+        margin = 2.0 * np.hypot(se, best_se)
+        floor_mean, floor_se = methods[floor]
+        floor_margin = 2.0 * np.hypot(se, floor_se)
+        passed = mean >= best_mean - margin and mean >= floor_mean - floor_margin
+        rows.append(
+            {
+                "population": population,
+                "n": n,
+                "epsilon": epsilon,
+                "default - best baseline": f"{mean - best_mean:+.3f} ({best})",
+                "2 SE": f"{margin:.3f}",
+                f"default - {floor}": f"{mean - floor_mean:+.3f}",
+                "passes": "yes" if passed else "NO",
+            }
+        )
+    columns = [
+        "population",
+        "n",
+        "epsilon",
+        "default - best baseline",
+        "2 SE",
+        f"default - {floor}",
+        "passes",
+    ]
+    return rows, columns
+
+
 def time_table(table, reference):
     """Time ratios (fit time / the non-private fit's on the same draw), with
     the reference's seconds as a column for scale. ``reference`` is the

@@ -22,25 +22,25 @@ the unit ball; :mod:`benchmarks._populations`):
 
 from dataclasses import replace
 
-import numpy as np
-from sklearn.dummy import DummyClassifier
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 
+from benchmarks import _tables as tables
 from benchmarks._baselines import (
     DELTA,
     DELTA_NOTE,
+    MAJORITY,
     debiased_classifier,
+    majority_class,
     naive_classifier,
     nonprivate,
 )
 from benchmarks._harness import Benchmark, Experiment, Grid, Method, Plot, main
 from benchmarks._populations import POPULATIONS
-from benchmarks._tables import format_table, pivot, time_table
+from benchmarks._tables import format_table, time_table
 from sklearn_ldp import GLMLDPClassifier, SparseLDPClassifier
 
 REFERENCE = "LogisticRegression"
-MAJORITY = "majority class"
 USERS = (POPULATIONS["sparse_logistic_200d"], POPULATIONS["sparse_logistic_500d"])
 #: The d = 200 population at 10^6 users (its own grid: eps 1 and 4 only).
 MILLION = replace(USERS[0], name="sparse_logistic_200d_1e6")
@@ -48,15 +48,6 @@ MILLION = replace(USERS[0], name="sparse_logistic_200d_1e6")
 
 def evaluate(model, data):
     return {"accuracy": model.score(data.X_test, data.y_test)}
-
-
-def majority(data, epsilon, seed):
-    # The trivial predictor: the majority class of the training users. (The
-    # majority of the held-out labels is an oracle: on this balanced
-    # population it scores 0.5 plus the absolute test-draw noise, about
-    # 0.003 above what any predictor fitted without the test labels can
-    # expect from a constant.)
-    return DummyClassifier().fit(data.X, data.y)
 
 
 def sparse(**params):
@@ -85,7 +76,7 @@ def methods(population, quick):
             lambda data, e, s: nonprivate(LogisticRegression(), data.X, data.y),
             "non-private",
         ),
-        Method(MAJORITY, majority, "non-private"),
+        Method(MAJORITY, majority_class, "non-private"),
         Method(
             "naive LogisticRegression",
             naive_classifier(lambda data: LogisticRegression()),
@@ -100,14 +91,7 @@ def methods(population, quick):
 
 def with_standard_error(table):
     """The utility table: accuracy "mean +- standard error over seeds"."""
-    for r in table:
-        se = r.get("accuracy sd", np.nan) / np.sqrt(r["runs"])
-        r["accuracy +- se"] = (
-            f"{r['accuracy']:.3f}"
-            if not np.isfinite(se)
-            else f"{r['accuracy']:.3f} ± {se:.3f}"
-        )
-    return pivot(table, "accuracy +- se")
+    return tables.with_standard_error(table, "accuracy")
 
 
 #: The baselines the default must not lose to (issue 20): any server can
@@ -117,55 +101,11 @@ DEFAULT = "sparse (default)"
 
 
 def criterion_table(table):
-    """Per cell: the default against the best baseline and the majority rate.
-
-    A cell passes when the default's mean is no lower than the best
-    baseline's by more than 2 standard errors of the difference (the
-    seeds' standard errors added in quadrature) and no lower than the
-    majority rate by more than 2 standard errors.
-    """
-    cells, shared = {}, {}
-    for r in table:
-        se = r.get("accuracy sd", np.nan) / np.sqrt(r["runs"])
-        value = (r["accuracy"], float(np.nan_to_num(se)))
-        if r["mode"] == "non-private":  # one row for every epsilon of (population, n)
-            shared.setdefault((r["population"], r["n"]), {})[r["method"]] = value
-        else:
-            key = (r["population"], r["n"], r["epsilon"])
-            cells.setdefault(key, {})[r["method"]] = value
-    rows = []
-    for (population, n, epsilon), methods in cells.items():
-        methods = {**shared.get((population, n), {}), **methods}
-        if DEFAULT not in methods or MAJORITY not in methods:
-            continue
-        mean, se = methods[DEFAULT]
-        best = max((b for b in BASELINES if b in methods), key=lambda b: methods[b][0])
-        best_mean, best_se = methods[best]
-        margin = 2.0 * np.hypot(se, best_se)
-        floor_mean, floor_se = methods[MAJORITY]
-        floor_margin = 2.0 * np.hypot(se, floor_se)
-        passed = mean >= best_mean - margin and mean >= floor_mean - floor_margin
-        rows.append(
-            {
-                "population": population,
-                "n": n,
-                "epsilon": epsilon,
-                "default - best baseline": f"{mean - best_mean:+.3f} ({best})",
-                "2 SE": f"{margin:.3f}",
-                "default - majority": f"{mean - floor_mean:+.3f}",
-                "passes": "yes" if passed else "NO",
-            }
-        )
-    columns = [
-        "population",
-        "n",
-        "epsilon",
-        "default - best baseline",
-        "2 SE",
-        "default - majority",
-        "passes",
-    ]
-    return rows, columns
+    """Per cell: the default against the best baseline and the majority rate
+    (:func:`benchmarks._tables.criterion_table`)."""
+    return tables.criterion_table(
+        table, "accuracy", default=DEFAULT, baselines=BASELINES, floor=MAJORITY
+    )
 
 
 def notes(table, run):
