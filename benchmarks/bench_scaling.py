@@ -232,6 +232,21 @@ def consumed_words(case, X, y, seed):
     return source.count
 
 
+def simulate_clients(case, X, y):
+    """The private fit's client side alone: every user's randomizer, as ``fit`` runs it."""
+    estimator = case.private()
+    randomizer = estimator.make_randomizer(
+        X.shape[1],
+        n_users=X.shape[0],
+        **({"classes": np.unique(y)} if case.classifier else {}),
+    )
+    randomizer.randomize(
+        X,
+        y if randomizer.requires_y else None,
+        random_state=estimator.random_state,
+    )
+
+
 def draw_words(count, seed, block=2**16):
     """Draw ``count`` words from a seeded client noise source, in blocks."""
     source = NoiseSource(np.random.SeedSequence(seed))
@@ -263,6 +278,9 @@ def measure(case, n, seed):
         public_s.append(seconds(case.public, X, y))
     words = consumed_words(case, X, y, seed)
     floor_s = [seconds(draw_words, words, seed) for _ in range(REPEATS)]
+    client_s = float(
+        np.median([seconds(simulate_clients, case, X, y) for _ in range(REPEATS)])
+    )
     peak = peak_mib(private, X, y)
     data_mib = (X.nbytes + (0 if y is None else y.nbytes)) / 2**20
     fit_s, public_s, floor_s = (
@@ -282,6 +300,8 @@ def measure(case, n, seed):
         "words / user": words / len(X),
         "RNG floor s": floor_s,
         "fit / floor": fit_s / floor_s,
+        "client s": client_s,
+        "client / counterpart": client_s / public_s,
         "peak MiB": peak,
         "data MiB": data_mib,
         "peak / data": peak / data_mib,
@@ -300,6 +320,8 @@ COLUMNS = [
     "words / user",
     "RNG floor s",
     "fit / floor",
+    "client s",
+    "client / counterpart",
     "peak MiB",
     "peak / data",
 ]
@@ -309,6 +331,7 @@ SUMMARY_COLUMNS = [
     "counterpart",
     "time ratio",
     "fit / floor",
+    "client / counterpart",
     "peak / data",
     "growth exponent",
     "target",
@@ -336,6 +359,7 @@ def summary(rows_by_case):
                 "counterpart": last["counterpart"],
                 "time ratio": last["time ratio"],
                 "fit / floor": last["fit / floor"],
+                "client / counterpart": last.get("client / counterpart", np.nan),
                 "peak / data": last["peak / data"],
                 "growth exponent": growth_exponent(rows),
                 "target": "met" if met else "missed",
@@ -411,6 +435,10 @@ def scaling(run):
         "RNG floor s: drawing every random 64-bit word the simulated users "
         "consume (words / user, counted on the same users) from the same seeded "
         "client noise source, and nothing else: no simulation can be faster. "
+        "client s: the users' side of the private fit alone (the randomizer "
+        "of every user, seeded as in fit; the rest of fit s is the server and "
+        "input checks); client / counterpart: what the simulation of the users "
+        "costs next to the whole non-private fit. "
         "peak MiB: tracemalloc peak of the private fit, over the data (X and y). "
         "A growth exponent below 1 is a fixed cost (the noise sampler's tables, "
         "a server solving on d x d statistics) that weighs more at small n; "
