@@ -8,13 +8,14 @@ import pytest
 from sklearn_ldp.aggregation import PolynomialGradientOracle
 from sklearn_ldp.aggregation._blocks import (
     EVALUATION,
+    BlockSource,
     KeyedDraws,
     PositionFolds,
     StreamedOracle,
 )
 
 
-class _Blocks:
+class _Blocks(BlockSource):
     """A block source over in-memory rows (``x`` of shape (n, p))."""
 
     def __init__(self, x, block_size):
