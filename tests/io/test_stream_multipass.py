@@ -341,13 +341,20 @@ def test_a_streamed_multi_pass_fit_holds_a_block_not_the_reports():
 
 # -- Dask ----------------------------------------------------------------------
 
-#: Multi-pass configurations fitted on Dask: fission kernels (with labels in
-#: Hinge's, one-vs-rest in GLM's, a smoothed-quantile draw), product kernels
-#: of the paper's copies, and SIGM (its mini-batches read on the driver).
+#: Multi-pass configurations fitted on Dask: every kernel of the two
+#: estimators (fission: with labels in Hinge's, one-vs-rest in GLM's, with
+#: a smoothed-quantile draw per user; products of the paper's copies: power
+#: copies, Bernstein terms, with a smoothed-quantile draw), the folds of
+#: selection='cv', and SIGM (its mini-batches read on the driver).
 DASK_CONFIGURATIONS = [
     (GLMLDPClassifier, dict(degree=2), 3),
     (GLMLDPClassifier, dict(approximation="smoothed_quantile", degree=2), 2),
     (GLMLDPClassifier, dict(calibration="paper"), 2),
+    (
+        GLMLDPClassifier,
+        dict(calibration="paper", approximation="smoothed_quantile", degree=2),
+        3,
+    ),
     (HingeLDPClassifier, dict(degree=2, selection=None), 2),
     (HingeLDPClassifier, dict(calibration="paper", approximation="bernstein"), 2),
     (HingeLDPClassifier, dict(degree="auto", solver="sigm", selection=None), 2),
