@@ -50,7 +50,8 @@ Hooks, each with a default:
   aggregate, config, rng)``: a *multi-pass* server reads a re-readable
   stream several times in blocks of valid reports
   (:class:`_ValidReportBlocks`), with memory bounded by a chunk and a
-  block; in-memory reports go through the same code.
+  block (on Dask, the workers run its full passes:
+  :class:`_DaskReportBlocks`); in-memory reports go through the same code.
   Servers with neither need every report at once (``_fit_server``);
   ``fit_reports`` still accepts a stream and gathers the valid reports.
 
@@ -73,6 +74,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
+from .aggregation._blocks import BlockSource, block_pieces
 from .exceptions import InvalidReportWarning, LargeDeltaWarning
 from .io import as_report_stream
 from .io._stream import IterableReportStream, check_chunk
@@ -309,8 +311,12 @@ class LDPEstimatorMixin:
         the per-partition statistics on the Dask cluster in use; a
         multi-pass server reads a re-readable stream (not a generator) as
         many times as its page says, holding one chunk and one block of
-        reports at a time; the other servers gather the valid reports of
-        the stream in memory. The model
+        reports at a time, and with ``backend='dask'`` its validating pass
+        and its full passes (the gradient oracle's mean and second moment)
+        run on the cluster, which returns per-partition sums, while the
+        sequential mini-batches of ``solver='sigm'`` (each needs the
+        previous iterate) read the partitions in this process; the other
+        servers gather the valid reports of the stream in memory. The model
         equals the one fitted on the concatenated reports (up to the order
         of floating-point sums).
 
@@ -356,9 +362,10 @@ class LDPEstimatorMixin:
                     "sklearn_ldp.read_reports(path) or a list of Reports."
                 )
             self.__dict__.pop("_partial_state", None)
-            source = _ValidReportBlocks(
-                stream, expected, verbose=verbose, desc=type(self).__name__
+            blocks = (
+                _DaskReportBlocks if stream.backend == "dask" else _ValidReportBlocks
             )
+            source = blocks(stream, expected, verbose=verbose, desc=type(self).__name__)
             return self._fit_multipass(source, stream.config, validated=False)
         if aggregate is None:
             # This server needs all reports at once: validate chunk by chunk,
@@ -393,20 +400,14 @@ class LDPEstimatorMixin:
             # Workers need the parameters only: an unfitted clone keeps the
             # state of earlier fits (and the noise source of partial_fit)
             # off the wire.
+            empty = partial(clone(self)._server_aggregate, config)
             results = aggregate_on_dask(
-                partial(_aggregate_partition, clone(self), expected, config),
+                partial(_aggregate_partition, empty, expected, config),
                 list(enumerate(partitions)),
                 verbose=verbose,
                 desc=type(self).__name__,
             )
-            # Each partition numbered its valid reports from 0; in stream
-            # order, shift them to their positions among all valid reports.
-            tally = _RejectionTally()
-            for _, part_aggregate, part_tally in sorted(results, key=lambda r: r[0]):
-                if tally.n_valid and hasattr(part_aggregate, "shift_positions"):
-                    part_aggregate.shift_positions(tally.n_valid)
-                tally.merge(part_tally)
-                aggregate = aggregate.merge(part_aggregate)
+            aggregate, tally, _ = _merge_partitions(aggregate, results)
             return aggregate, tally
         tally = _RejectionTally()
         for chunk in _chunks(stream, verbose, type(self).__name__):
@@ -448,16 +449,19 @@ class LDPEstimatorMixin:
         configuration, never by the stream, since the server's per-report
         draws are keyed by block) and ``_fit_server_blocks(source,
         aggregate, config, rng)``, ``source`` the valid reports in blocks
-        (:class:`_ValidReportBlocks`); in-memory reports go through the same
-        code.
+        (:class:`_ValidReportBlocks`, or :class:`_DaskReportBlocks` whose
+        workers run the first pass and the passes of sums); in-memory
+        reports go through the same code.
         """
         return None
 
     def _fit_multipass(self, source, config, *, validated):
         """The multi-pass server on ``source``: a first pass validates and counts."""
-        aggregate = self._first_pass_aggregate(config)
         source.block_size = self._server_block_size(config)
-        tally = source.first_pass(aggregate)
+        # As for a one-pass server on Dask: the workers get an unfitted clone.
+        aggregate, tally = source.first_pass(
+            partial(clone(self)._first_pass_aggregate, config)
+        )
         if validated:
             tally.finish(stacklevel=6)
         else:
@@ -553,7 +557,6 @@ class LDPRegressorMixin(LDPEstimatorMixin):
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
         self._diagnose_clipping(X, y)
         return self._fit_simulated(X, y, None)
-
 
     @available_if(LDPEstimatorMixin._has_one_pass_server)
     @_fit_context(prefer_skip_nested_validation=True)
@@ -852,18 +855,18 @@ def _chunks(stream, verbose, desc):
             bar.update(len(chunk))
 
 
-class _ValidReportBlocks:
+class _ValidReportBlocks(BlockSource):
     """The valid reports of a re-readable stream, in blocks of ``block_size`` positions.
 
     The block source of :mod:`sklearn_ldp.aggregation._blocks`. Every pass
-    reads the stream again (on a Dask stream, the driver loads its
-    partitions one after the other), validates each chunk and drops the
-    invalid reports (:func:`_valid_rows`; ``expected=None``: reports
+    reads the stream again in this process, validates each chunk and drops
+    the invalid reports (:func:`_valid_rows`; ``expected=None``: reports
     already validated); the valid ones are re-cut into blocks of
     ``block_size`` consecutive positions (``block_size`` is fixed by the
     server, not by the stream), so a block's content, hence every draw
     keyed by it, does not depend on how the stream is cut. Memory: one
-    chunk and one block. :meth:`first_pass` counts and tallies.
+    chunk and one block. :meth:`first_pass` counts and tallies. A Dask
+    stream's source is :class:`_DaskReportBlocks`.
     """
 
     def __init__(self, stream, expected, *, verbose=False, desc="fit"):
@@ -873,10 +876,13 @@ class _ValidReportBlocks:
         self.n = None
         self.n_passes = 0
 
-    def first_pass(self, aggregate):
-        """Validate and count (the tally), adding the valid reports to ``aggregate``."""
+    def first_pass(self, empty_aggregate):
+        """Validate and count: the valid reports' aggregate, and the tally.
+
+        ``empty_aggregate()`` gives the aggregate to fill (None: count only).
+        """
         self.n_passes += 1
-        tally = _RejectionTally()
+        aggregate, tally = empty_aggregate(), _RejectionTally()
         for chunk in _chunks(self.stream, self.verbose, self.desc):
             if self.expected is not None:
                 _add_valid_rows(aggregate, tally, self.expected, chunk)
@@ -886,7 +892,7 @@ class _ValidReportBlocks:
             if aggregate is not None and len(chunk):
                 aggregate.update(chunk, start + np.arange(len(chunk)))
         self.n = tally.n_valid
-        return tally
+        return aggregate, tally
 
     def _valid_chunks(self):
         for chunk in self.stream:
@@ -907,7 +913,9 @@ class _ValidReportBlocks:
             while start < len(chunk):
                 take = min(len(chunk) - start, size - n_pieces)
                 whole = start == 0 and take == len(chunk)
-                pieces.append(chunk if whole else chunk.subset(slice(start, start + take)))
+                pieces.append(
+                    chunk if whole else chunk.subset(slice(start, start + take))
+                )
                 n_pieces += take
                 start += take
                 if n_pieces == size:
@@ -921,18 +929,117 @@ def _joined(pieces):
     return pieces[0] if len(pieces) == 1 else Reports.concatenate(pieces)
 
 
-def _aggregate_partition(estimator, expected, config, numbered_part):
+class _DaskReportBlocks(_ValidReportBlocks):
+    """The valid reports of a Dask stream; the workers run the passes of sums.
+
+    :meth:`first_pass` validates, tallies and aggregates each partition on
+    a worker (:func:`_aggregate_partition`, as a one-pass server does);
+    the numbers of valid reports give each partition the position of its
+    first one. Every pass of :meth:`pass_sums` (the oracle's mean and
+    second moment) sends its task to the workers: each loads and validates
+    its partition again and returns the task's sums over the pieces of the
+    blocks its valid reports fall in (:func:`_partition_sums`); the driver
+    adds them in stream order. :meth:`blocks` (SIGM's mini-batches: each
+    needs the iterate of the one before) reads the partitions in this
+    process, one after the other. With ``verbose``, each pass shows its
+    partitions' progress.
+    """
+
+    def first_pass(self, empty_aggregate):
+        from .io._dask import aggregate_on_dask
+
+        self.n_passes += 1
+        config = self.stream.config
+        self._partitions = list(self.stream.partitions())
+        results = aggregate_on_dask(
+            partial(_aggregate_partition, empty_aggregate, self.expected, config),
+            list(enumerate(self._partitions)),
+            verbose=self.verbose,
+            desc=self.desc,
+        )
+        aggregate, tally, self._n_valid = _merge_partitions(empty_aggregate(), results)
+        self.n = tally.n_valid
+        return aggregate, tally
+
+    def pass_sums(self, task):
+        from .io._dask import aggregate_on_dask
+
+        self.n_passes += 1
+        starts = np.cumsum([0, *self._n_valid[:-1]])
+        numbered = [
+            (index, part, int(start), n_valid)
+            for index, (part, start, n_valid) in enumerate(
+                zip(self._partitions, starts, self._n_valid, strict=True)
+            )
+            if n_valid
+        ]
+        results = aggregate_on_dask(
+            partial(
+                _partition_sums,
+                task,
+                self.expected,
+                self.stream.config,
+                self.block_size,
+            ),
+            numbered,
+            verbose=self.verbose,
+            desc=f"{self.desc} pass {self.n_passes}",
+        )
+        # In stream order, so the sums do not depend on which worker ends first.
+        in_order = [sums for _, sums in sorted(results, key=lambda r: r[0])]
+        return tuple(sum(parts) for parts in zip(*in_order, strict=True))
+
+
+def _aggregate_partition(empty_aggregate, expected, config, numbered_part):
     """One partition's aggregate and rejection tally (runs on a Dask worker).
 
+    ``empty_aggregate()`` gives the aggregate to fill (None: count only).
     Its valid reports are numbered from 0; the driver shifts them to their
-    positions among all valid reports (``shift_positions``).
+    positions among all valid reports (:func:`_merge_partitions`).
     """
     index, part = numbered_part
     chunk = part.load()
     check_chunk(chunk, config_fingerprint(config), config)
-    aggregate, tally = estimator._server_aggregate(config), _RejectionTally()
+    aggregate, tally = empty_aggregate(), _RejectionTally()
     _add_valid_rows(aggregate, tally, expected, chunk)
     return index, aggregate, tally
+
+
+def _merge_partitions(aggregate, results):
+    """``(aggregate, tally, valid reports per partition)`` of the partitions' results.
+
+    In stream order, each partition's aggregate is shifted to the positions
+    of its valid reports among all valid reports (each numbered them from
+    0), then added to ``aggregate`` (None: counted only).
+    """
+    tally, n_valid = _RejectionTally(), []
+    for _, part_aggregate, part_tally in sorted(results, key=lambda r: r[0]):
+        if part_aggregate is not None:
+            if tally.n_valid and hasattr(part_aggregate, "shift_positions"):
+                part_aggregate.shift_positions(tally.n_valid)
+            aggregate = aggregate.merge(part_aggregate)
+        tally.merge(part_tally)
+        n_valid.append(part_tally.n_valid)
+    return aggregate, tally, n_valid
+
+
+def _partition_sums(task, expected, config, block_size, numbered_part):
+    """One partition's share of a pass of sums (runs on a Dask worker).
+
+    ``task`` (an :class:`~sklearn_ldp.aggregation._blocks.OracleSums`) of
+    the pieces of the blocks that the partition's valid reports, at
+    positions ``start, start + 1, ...``, fall in.
+    """
+    index, part, start, n_valid = numbered_part
+    chunk = part.load()
+    check_chunk(chunk, config_fingerprint(config), config)
+    valid, kept, _ = _valid_rows(expected, chunk)
+    if len(kept) != n_valid:
+        raise ValueError(
+            f"A partition of the report stream changed between passes: it had "
+            f"{n_valid} valid reports at the first pass, {len(kept)} now."
+        )
+    return index, task(block_pieces(valid, start, block_size))
 
 
 def _add_valid_rows(aggregate, tally, expected, chunk):

@@ -16,10 +16,20 @@ as one array with one row per report (the first rows of a longer draw: a
 generator fills an array row after row, so the row of a report does not
 depend on how many rows follow it).
 
-A *block source* has ``n`` (valid reports), ``block_size`` and
-``blocks()``, an iterator over ``(k, reports_of_block_k)`` (one pass over
-the stream); ``sklearn_ldp._base`` builds it over a stream or over
-in-memory reports, so both go through this code.
+A *block source* (:class:`BlockSource`) has ``n`` (valid reports),
+``block_size``, ``blocks()``, an iterator over ``(k, reports_of_block_k)``
+(one pass over the stream), and ``pass_sums(task)``, one pass that hands
+``task`` the *pieces* of the blocks, ``(k, first row, reports)``, and adds
+what it returns. This process reads whole blocks (first row 0); a Dask
+stream's workers each take the pieces of the blocks their partition's valid
+reports fall in (a block may span two partitions) and only the sums travel
+back. Both give the same numbers, up to the order of the additions: every
+draw is keyed by block and row, and a kernel's oracle of a report depends
+on that report and its draws only (the oracles of
+:mod:`~sklearn_ldp.aggregation._oracle` and
+:mod:`~sklearn_ldp.aggregation._glm_oracle` compute row by row).
+``sklearn_ldp._base`` builds the sources over a stream or over in-memory
+reports, so all go through this code.
 """
 
 from dataclasses import dataclass
@@ -106,6 +116,106 @@ class PositionFolds:
         return int(n) - len(range(self.exclude, int(n), self.n_folds))
 
 
+class BlockSource:
+    """Valid reports in blocks of ``block_size`` positions (see the module docstring).
+
+    Subclasses set ``n`` and ``block_size`` and implement :meth:`blocks`;
+    :meth:`pass_sums` reads whole blocks unless a subclass computes the
+    pieces elsewhere (on Dask workers).
+    """
+
+    n = None
+    block_size = None
+
+    def blocks(self):  # pragma: no cover - abstract
+        """One pass: ``(k, reports at positions [k B, (k + 1) B))``."""
+        raise NotImplementedError
+
+    def pass_sums(self, task):
+        """One pass: ``task`` of the pieces of every block (here the whole blocks)."""
+        return task((block, 0, reports) for block, reports in self.blocks())
+
+
+def block_pieces(reports, start, block_size):
+    """``(k, first row, piece)``: consecutive valid reports cut at block edges.
+
+    ``reports`` hold the valid reports at positions ``start, start + 1,
+    ...``; each piece holds those of one block ``k``, from its row ``first
+    row`` on.
+    """
+    n = len(reports)
+    if not n:
+        return
+    stop = start + n
+    for block in range(start // block_size, -(-stop // block_size)):
+        lo = max(start, block * block_size)
+        hi = min(stop, (block + 1) * block_size)
+        piece = (
+            reports if hi - lo == n else reports.subset(slice(lo - start, hi - start))
+        )
+        yield block, lo - block * block_size, piece
+
+
+@dataclass(frozen=True, eq=False)
+class OracleSums:
+    """The sums of one pass at ``W``: a task of :meth:`BlockSource.pass_sums`.
+
+    Called with pieces ``(k, first row, reports)`` of blocks, it returns the
+    sum of the oracles of their users and of their squared norms. Each
+    piece's kernel draws its fission split for its own rows and the
+    evaluation's draws (``purpose``) for the rows it uses, keyed by block
+    and row, so a piece computes alone (on a Dask worker) what it adds to
+    its block's sum. Plain arrays and a kernel factory: it is sent to the
+    workers.
+
+    Parameters
+    ----------
+    make_kernel : callable
+        See :class:`StreamedOracle`.
+    W : ndarray of shape ``param_shape``
+    entropy : int
+    rows : PositionFolds
+        The reports used.
+    block_size : int
+    purpose : int
+        ``EVALUATION`` (all users) or ``PILOT`` (``users`` only).
+    users : ndarray of int or None, default=None
+        Sorted users (numbered ``0..`` among the positions ``rows`` keeps);
+        None: every user ``rows`` keeps.
+    """
+
+    make_kernel: object
+    W: np.ndarray
+    entropy: int
+    rows: PositionFolds
+    block_size: int
+    purpose: int
+    users: np.ndarray | None = None
+
+    def __call__(self, pieces):
+        total, squares = np.zeros(np.shape(self.W)), 0.0
+        for block, first_row, reports in pieces:
+            start = block * self.block_size + first_row
+            kept = np.flatnonzero(self.rows.mask(start + np.arange(len(reports))))
+            if self.users is not None:
+                # Users are numbered among the kept positions: the first kept
+                # position at or after ``start`` is user ``rows.count(start)``.
+                first = self.rows.count(start)
+                lo, hi = np.searchsorted(self.users, [first, first + len(kept)])
+                kept = kept[self.users[lo:hi] - first]
+            if not len(kept):
+                continue
+            rows = first_row + np.arange(len(reports))
+            kernel = self.make_kernel(
+                reports, KeyedDraws(self.entropy, block, SPLIT, rows)
+            )
+            draws = KeyedDraws(self.entropy, block, self.purpose, first_row + kept)
+            piece_total, piece_squares = kernel.sums(self.W, kept, draws)
+            total += piece_total
+            squares += piece_squares
+        return total, squares
+
+
 class StreamedOracle:
     """The gradient oracle of every report of a block source, one pass per evaluation.
 
@@ -122,6 +232,11 @@ class StreamedOracle:
     - :meth:`batch` serves consecutive ranges of users in increasing order
       from one pass (``STOCHASTIC`` draws: each user is used once), as
       one-pass SIGM asks for them (``sequential``).
+
+    :meth:`mean` and :meth:`second_moment` are sums over the users, computed
+    by ``source.pass_sums`` (:class:`OracleSums`): on a Dask stream, by the
+    workers. :meth:`batch` is not: each mini-batch needs the iterate the
+    previous one gave, so it reads the blocks in this process.
 
     Users are numbered ``0..n_users - 1`` in stream order among the
     positions ``rows`` keeps.
@@ -161,14 +276,21 @@ class StreamedOracle:
                 yield block, self.make_kernel(reports, split), rows, first
             first += len(rows)
 
+    def _pass_sums(self, W, purpose, users=None):
+        task = OracleSums(
+            self.make_kernel,
+            np.asarray(W, dtype=float).reshape(self.param_shape),
+            self.entropy,
+            self.rows,
+            self.source.block_size,
+            purpose,
+            users,
+        )
+        return self.source.pass_sums(task)
+
     def mean(self, W, *, return_second_moment=False):
         """Average oracle over the users (one pass), shape ``param_shape``."""
-        total, squares = np.zeros(self.param_shape), 0.0
-        for block, kernel, rows, _ in self._kernels():
-            draws = KeyedDraws(self.entropy, block, EVALUATION, rows)
-            block_total, block_squares = kernel.sums(W, rows, draws)
-            total += block_total
-            squares += block_squares
+        total, squares = self._pass_sums(W, EVALUATION)
         if return_second_moment:
             return total / self.n_users, squares / self.n_users
         return total / self.n_users
@@ -176,14 +298,7 @@ class StreamedOracle:
     def second_moment(self, W, indices, rng=None):
         """Mean squared norm of the oracle at ``W`` over some users (one pass)."""
         indices = np.sort(np.asarray(indices, dtype=np.int64))
-        squares = 0.0
-        for block, kernel, rows, first in self._kernels():
-            lo, hi = np.searchsorted(indices, [first, first + len(rows)])
-            if lo == hi:
-                continue
-            chosen = rows[indices[lo:hi] - first]
-            draws = KeyedDraws(self.entropy, block, PILOT, chosen)
-            squares += kernel.sums(W, chosen, draws)[1]
+        squares = self._pass_sums(W, PILOT, indices)[1]
         return float(squares / len(indices))
 
     def batch(self, W, indices, rng=None):

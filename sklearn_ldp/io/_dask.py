@@ -5,6 +5,9 @@ Nothing here is a scheduler of our own: with an active
 combined as they complete); without one, ``dask.compute`` runs them on
 Dask's local scheduler. Only the per-partition aggregates (statistics whose
 size does not depend on the number of reports) travel back to the driver.
+A multi-pass server runs one such computation per pass (its validating
+pass, then one per evaluation of its oracle's sums), each partition's
+result the sums over its valid reports.
 """
 
 from ._progress import progress
@@ -37,9 +40,10 @@ def aggregate_on_dask(task, partitions, *, verbose=False, desc="fit"):
     """``[task(part) for part in partitions]``, computed by Dask.
 
     ``task`` (picklable) maps one partition to a small result (an aggregate
-    and a tally). The results come back in completion order on a
-    distributed cluster (the caller adds them, so order does not matter
-    beyond floating-point summation order).
+    and a tally, or a pass's sums), numbered by the partition's index. The
+    results come back in completion order on a distributed cluster (the
+    callers sort them by that index before adding them, so the sums do not
+    depend on which worker finishes first).
     """
     dask = require_dask()
     partitions = list(partitions)

@@ -21,8 +21,8 @@ class _Quiet:
 class _LogLines:
     """Plain progress lines on stderr: at most one every 10% (or every 2 s without a total)."""
 
-    def __init__(self, total, desc, stream=None):
-        self.total, self.desc, self.done = total, desc, 0
+    def __init__(self, total, desc, stream=None, unit="reports"):
+        self.total, self.desc, self.done, self.unit = total, desc, 0, unit
         self.stream = sys.stderr if stream is None else stream
         self._next_tenth, self._last = 1, time.monotonic()
 
@@ -32,10 +32,10 @@ class _LogLines:
             tenth = int(10 * self.done / self.total)
             if tenth >= self._next_tenth:
                 self._next_tenth = tenth + 1
-                self._write(f"{self.done}/{self.total} reports ({10 * tenth}%)")
+                self._write(f"{self.done}/{self.total} {self.unit} ({10 * tenth}%)")
         elif time.monotonic() - self._last >= 2.0:
             self._last = time.monotonic()
-            self._write(f"{self.done} reports")
+            self._write(f"{self.done} {self.unit}")
 
     def _write(self, text):
         print(f"[{self.desc}] {text}", file=self.stream, flush=True)
@@ -45,7 +45,7 @@ class _LogLines:
 
     def __exit__(self, *exc):
         if exc[0] is None and (not self.total or self._next_tenth <= 10):
-            self._write(f"{self.done} reports, done")
+            self._write(f"{self.done} {self.unit}, done")
         return False
 
 
@@ -77,5 +77,5 @@ def progress(*, total, desc, verbose, unit="reports"):
     try:
         from tqdm.auto import tqdm
     except ImportError:
-        return _LogLines(total, desc)
+        return _LogLines(total, desc, unit=unit)
     return tqdm(total=total, desc=desc, unit=unit, unit_scale=True, leave=True)

@@ -8,13 +8,18 @@ import pytest
 from sklearn_ldp.aggregation import PolynomialGradientOracle
 from sklearn_ldp.aggregation._blocks import (
     EVALUATION,
+    PILOT,
+    BlockSource,
     KeyedDraws,
+    OracleSums,
     PositionFolds,
     StreamedOracle,
+    block_pieces,
 )
+from sklearn_ldp.randomizers import Reports
 
 
-class _Blocks:
+class _Blocks(BlockSource):
     """A block source over in-memory rows (``x`` of shape (n, p))."""
 
     def __init__(self, x, block_size):
@@ -105,3 +110,47 @@ def test_batches_are_consecutive_users_in_order():
         oracle.batch(w, np.array([0, 2]))
     # Starting again from user 0 is a new pass, with the same draws.
     np.testing.assert_array_equal(oracle.batch(w, np.arange(0, 100)), first)
+
+
+def _reports_kernel(reports, split, *, coef, sigma):
+    return _kernel(reports["x"], split, coef=coef, sigma=sigma)
+
+
+@pytest.mark.parametrize("users", [None, np.arange(3, 800, 7)])
+def test_pieces_of_blocks_cut_anywhere_add_up_to_the_blocks(users):
+    # A Dask worker computes the pieces of the blocks its partition's valid
+    # reports fall in: cut at any position, they add up to the whole blocks
+    # (the split and the evaluation's draws are keyed by block and row).
+    rng = np.random.RandomState(3)
+    reports = Reports({"x": rng.standard_normal((1_000, 2))}, {"name": "demo"})
+    purpose = EVALUATION if users is None else PILOT
+    task = OracleSums(
+        partial(_reports_kernel, coef=np.array([0.1, 0.5, 1.0]), sigma=0.3),
+        np.array([0.3, -0.4]),
+        12345,
+        PositionFolds(5, exclude=1),
+        128,
+        purpose,
+        users,
+    )
+    blocks = (
+        (k, 0, reports.subset(slice(s, s + 128)))
+        for k, s in enumerate(range(0, 1_000, 128))
+    )
+    whole = task(blocks)
+    cuts = [0, 100, 128, 300, 777, 1_000]
+    pieces = [
+        piece
+        for start, stop in zip(cuts[:-1], cuts[1:], strict=True)
+        for piece in block_pieces(reports.subset(slice(start, stop)), start, 128)
+    ]
+    assert [(k, row, len(part)) for k, row, part in pieces[:4]] == [
+        (0, 0, 100),
+        (0, 100, 28),
+        (1, 0, 128),
+        (2, 0, 44),
+    ]
+    totals = [task([piece]) for piece in pieces]
+    np.testing.assert_allclose(sum(t[0] for t in totals), whole[0], rtol=1e-12)
+    np.testing.assert_allclose(sum(t[1] for t in totals), whole[1], rtol=1e-12)
+    assert whole[1] > 0

@@ -7,7 +7,9 @@ draw keyed by the report's position among the valid reports, so the model
 of a stream equals the model of the same reports in memory (the same code,
 blocks of a fixed size) whatever the cut; a read-once stream is refused
 with the number of passes; memory does not grow with the number of
-reports.
+reports. On a Dask stream the workers run the validating pass and every
+pass of sums (the oracle's mean and second moment), and the model is the
+in-memory one; SIGM's sequential mini-batches are read on the driver.
 """
 
 import tracemalloc
@@ -339,19 +341,216 @@ def test_a_streamed_multi_pass_fit_holds_a_block_not_the_reports():
 
 # -- Dask ----------------------------------------------------------------------
 
+#: Multi-pass configurations fitted on Dask: every kernel of the two
+#: estimators (fission: with labels in Hinge's, one-vs-rest in GLM's, with
+#: a smoothed-quantile draw per user; products of the paper's copies: power
+#: copies, Bernstein terms, with a smoothed-quantile draw), the folds of
+#: selection='cv', and SIGM (its mini-batches read on the driver).
+DASK_CONFIGURATIONS = [
+    (GLMLDPClassifier, dict(degree=2), 3),
+    (GLMLDPClassifier, dict(approximation="smoothed_quantile", degree=2), 2),
+    (GLMLDPClassifier, dict(calibration="paper"), 2),
+    (
+        GLMLDPClassifier,
+        dict(calibration="paper", approximation="smoothed_quantile", degree=2),
+        3,
+    ),
+    (HingeLDPClassifier, dict(degree=2, selection=None), 2),
+    (HingeLDPClassifier, dict(calibration="paper", approximation="bernstein"), 2),
+    (HingeLDPClassifier, dict(degree="auto", solver="sigm", selection=None), 2),
+]
 
-def test_a_dask_stream_on_a_two_process_cluster_fits_the_in_memory_model(small_blocks):
+
+@pytest.fixture(scope="module")
+def process_cluster():
+    """A two-process ``LocalCluster`` (started once): tasks and results are pickled."""
     pytest.importorskip("dask")
     distributed = pytest.importorskip("distributed")
-    est, reports, X = _setup((GLMLDPClassifier, dict(degree=2), 3))
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        yield cluster
+
+
+@pytest.mark.parametrize("case", DASK_CONFIGURATIONS, ids=_id)
+def test_a_dask_stream_on_a_two_process_cluster_fits_the_in_memory_model(
+    case, small_blocks, process_cluster
+):
+    from distributed import Client
+
+    # 777-report partitions and blocks of a few hundred reports: blocks span
+    # two partitions, whose workers each compute their piece.
+    est, reports, X = _setup(case)
+    est.set_params(max_iter=4)  # each pass is a round trip to the workers
     tampered = _with_a_nan_report(reports, 1000)
     whole = _fit(est, tampered)
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-        ) as cluster,
-        distributed.Client(cluster),
-    ):
-        on_cluster = _fit(est, stream_reports(tampered, chunk_size=777, backend="dask"))
+    stream = stream_reports(tampered, chunk_size=777, backend="dask")
+    with Client(process_cluster):  # the client is active in this test only
+        on_cluster = _fit(est, stream)
     assert whole.n_reports_rejected_ == on_cluster.n_reports_rejected_ == 1
     _assert_same_model(whole, on_cluster, X)
+
+
+#: Partition loads in this process (the driver), outside any Dask task.
+_DRIVER_LOADS = []
+
+
+class _WorkerStream(ReportStream):
+    """A Dask stream whose loads on the driver are counted (or refused)."""
+
+    def __init__(self, reports, chunk_size, *, refuse_driver):
+        super().__init__(reports.config, backend="dask")
+        self.reports, self.chunk_size = reports, chunk_size
+        self.refuse_driver = refuse_driver
+
+    def partitions(self):
+        n, size = len(self.reports), self.chunk_size
+        return [
+            Partition(
+                start,
+                min(size, n - start),
+                _LoadOnWorker(self.reports, start, size, self.refuse_driver),
+            )
+            for start in range(0, n, size)
+        ]
+
+
+class _LoadOnWorker(_Rows):
+    def __init__(self, reports, start, size, refuse_driver):
+        super().__init__(reports, start, size)
+        self.refuse_driver = refuse_driver
+
+    def __call__(self):
+        from distributed import get_worker
+
+        try:
+            get_worker()  # only inside a task on a worker
+        except ValueError:
+            if self.refuse_driver:
+                raise AssertionError("a partition was loaded on the driver") from None
+            _DRIVER_LOADS.append(self.start)
+        return super().__call__()
+
+
+@pytest.fixture
+def thread_cluster():
+    """A two-worker ``LocalCluster`` in this process (loads can be counted here)."""
+    pytest.importorskip("dask")
+    distributed = pytest.importorskip("distributed")
+    _DRIVER_LOADS.clear()
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        yield client
+
+
+def _task_counts(task_stream):
+    counts = {}
+    for task in task_stream.data:
+        name = task["key"].split("-")[0]
+        counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        (GLMLDPClassifier, dict(degree=2, selection=None), 2),
+        (HingeLDPClassifier, dict(degree=3, selection=None), 2),
+    ],
+    ids=_id,
+)
+def test_the_passes_of_gradient_descent_run_on_the_workers(
+    case, small_blocks, thread_cluster
+):
+    from distributed import get_task_stream
+
+    est, reports, X = _setup(case)
+    tampered = _with_a_nan_report(reports, 1000)
+    # Every load outside a worker's task raises: the fit reads nothing on
+    # the driver.
+    stream = _WorkerStream(tampered, 777, refuse_driver=True)
+    n_partitions = len(stream.partitions())
+    with get_task_stream(thread_cluster) as tasks:
+        on_workers = _fit(est, stream)
+    _assert_same_model(_fit(est, tampered), on_workers, X)
+    assert on_workers.n_reports_rejected_ == 1
+    # One validating pass, then one pass of sums per iteration, every
+    # partition on a worker.
+    assert _task_counts(tasks) == {
+        "_aggregate_partition": n_partitions,
+        "_partition_sums": n_partitions * on_workers.n_iter_,
+    }
+
+
+def test_sigm_reads_its_mini_batches_on_the_driver(small_blocks, thread_cluster):
+    from distributed import get_task_stream
+
+    case = (HingeLDPClassifier, dict(degree=2, solver="sigm", selection=None), 2)
+    est, reports, X = _setup(case)
+    stream = _WorkerStream(reports, 777, refuse_driver=False)
+    n_partitions = len(stream.partitions())
+    with get_task_stream(thread_cluster) as tasks:
+        fitted = _fit(est, stream)
+    _assert_same_model(_fit(est, reports), fitted, X)
+    # The pilot point and its second moment on the workers; SIGM's one
+    # sequential pass loads every partition on the driver, in order.
+    assert _task_counts(tasks) == {
+        "_aggregate_partition": n_partitions,
+        "_partition_sums": 2 * n_partitions,
+    }
+    assert _DRIVER_LOADS == [part.start for part in stream.partitions()]
+
+
+def test_dask_without_a_client_fits_the_in_memory_model_and_shows_each_pass(
+    small_blocks, capsys, monkeypatch
+):
+    import builtins
+
+    pytest.importorskip("dask")
+    real_import = builtins.__import__
+
+    def no_tqdm(name, *args, **kwargs):
+        if name.startswith("tqdm"):
+            raise ImportError("no tqdm")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_tqdm)  # plain log lines
+    est, reports, X = _setup((GLMLDPClassifier, dict(degree=2, selection=None), 2))
+    est.set_params(max_iter=3)
+    stream = stream_reports(reports, chunk_size=777, backend="dask")
+    local = clone(est).fit_reports(stream, verbose=True)
+    _assert_same_model(_fit(est, reports), local, X)
+    # The validating pass, then one per iteration, each over 4 partitions
+    # (Dask's local scheduler returns them all at once).
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert lines == [
+        f"[GLMLDPClassifier{name} (dask)] 4/4 partitions (100%)"
+        for name in ["", *(f" pass {k}" for k in range(2, 2 + local.n_iter_))]
+    ]
+
+
+class _ChangingRows(_Rows):
+    """Rows that gain an invalid report after the first load."""
+
+    def __init__(self, reports, start, size):
+        super().__init__(reports, start, size)
+        self.n_loads = 0
+
+    def __call__(self):
+        self.n_loads += 1
+        rows = super().__call__()
+        return rows if self.n_loads == 1 else _with_a_nan_report(rows, 0)
+
+
+def test_a_partition_that_changes_between_passes_is_refused(small_blocks):
+    pytest.importorskip("dask")
+    est, reports, _ = _setup((GLMLDPClassifier, dict(degree=2, selection=None), 2))
+    stream = ReportStream(reports.config, backend="dask")
+    parts = [Partition(0, N, _ChangingRows(reports, 0, N))]
+    stream.partitions = lambda: parts
+    with pytest.raises(ValueError, match="changed between passes: it had 3000"):
+        _fit(est, stream)
