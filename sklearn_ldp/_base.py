@@ -505,6 +505,7 @@ class LDPEstimatorMixin:
         if aggregate is None and self._server_passes(config) is not None:
             # Valid reports in memory: the stream's code, one chunk.
             source = _ValidReportBlocks(IterableReportStream([reports]), None)
+            source.in_memory = True  # its oracles keep their kernels
             return self._fit_multipass(source, config, validated=True)
         if aggregate is None:
             self._set_privacy_attributes(config, len(reports))

@@ -126,6 +126,10 @@ class BlockSource:
 
     n = None
     block_size = None
+    #: Whether the reports are held in this process (in-memory reports, not
+    #: a stream): an oracle then keeps its blocks' kernels (their fission
+    #: splits) from pass to pass instead of drawing them again.
+    in_memory = False
 
     def blocks(self):  # pragma: no cover - abstract
         """One pass: ``(k, reports at positions [k B, (k + 1) B))``."""
@@ -182,6 +186,11 @@ class OracleSums:
     users : ndarray of int or None, default=None
         Sorted users (numbered ``0..`` among the positions ``rows`` keeps);
         None: every user ``rows`` keeps.
+    kernels : dict or None, default=None
+        Kernels already built, by ``(k, first row, number of reports)``,
+        filled as they are built (the oracle's cache over in-memory
+        reports: a kernel is a function of its reports and its split draws
+        only); None: build every piece's kernel.
     """
 
     make_kernel: object
@@ -191,6 +200,7 @@ class OracleSums:
     block_size: int
     purpose: int
     users: np.ndarray | None = None
+    kernels: dict | None = None
 
     def __call__(self, pieces):
         total, squares = np.zeros(np.shape(self.W)), 0.0
@@ -205,15 +215,22 @@ class OracleSums:
                 kept = kept[self.users[lo:hi] - first]
             if not len(kept):
                 continue
-            rows = first_row + np.arange(len(reports))
-            kernel = self.make_kernel(
-                reports, KeyedDraws(self.entropy, block, SPLIT, rows)
-            )
+            kernel = self._kernel(block, first_row, reports)
             draws = KeyedDraws(self.entropy, block, self.purpose, first_row + kept)
             piece_total, piece_squares = kernel.sums(self.W, kept, draws)
             total += piece_total
             squares += piece_squares
         return total, squares
+
+    def _kernel(self, block, first_row, reports):
+        key = (block, first_row, len(reports))
+        if self.kernels is not None and key in self.kernels:
+            return self.kernels[key]
+        rows = first_row + np.arange(len(reports))
+        kernel = self.make_kernel(reports, KeyedDraws(self.entropy, block, SPLIT, rows))
+        if self.kernels is not None:
+            self.kernels[key] = kernel
+        return kernel
 
 
 class StreamedOracle:
@@ -264,6 +281,11 @@ class StreamedOracle:
         self.rows = PositionFolds(1) if rows is None else rows
         self.n_users = self.rows.count(source.n)
         self._cursor = None
+        # In-memory reports: each block's kernel is built once, not once per
+        # pass (the fission split is most of a pass's work; the kernels hold
+        # about ``degree`` copies of the reports, as the reports' own oracle
+        # would).
+        self._kernel_cache = {} if source.in_memory else None
 
     def _kernels(self):
         """One pass: ``(block, kernel, block rows used, index of the first)``."""
@@ -285,6 +307,7 @@ class StreamedOracle:
             self.source.block_size,
             purpose,
             users,
+            self._kernel_cache,
         )
         return self.source.pass_sums(task)
 
