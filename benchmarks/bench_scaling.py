@@ -331,6 +331,7 @@ SUMMARY_COLUMNS = [
     "counterpart",
     "time ratio",
     "fit / floor",
+    "floor / counterpart",
     "client / counterpart",
     "peak / data",
     "growth exponent",
@@ -359,6 +360,7 @@ def summary(rows_by_case):
                 "counterpart": last["counterpart"],
                 "time ratio": last["time ratio"],
                 "fit / floor": last["fit / floor"],
+                "floor / counterpart": last["RNG floor s"] / last["counterpart s"],
                 "client / counterpart": last.get("client / counterpart", np.nan),
                 "peak / data": last["peak / data"],
                 "growth exponent": growth_exponent(rows),
@@ -438,7 +440,9 @@ def scaling(run):
         "client s: the users' side of the private fit alone (the randomizer "
         "of every user, seeded as in fit; the rest of fit s is the server and "
         "input checks); client / counterpart: what the simulation of the users "
-        "costs next to the whole non-private fit. "
+        "costs next to the whole non-private fit; floor / counterpart: the "
+        "same for the random words alone (above 1, drawing the users' "
+        "randomness costs more than the non-private fit: the exact counts). "
         "peak MiB: tracemalloc peak of the private fit, over the data (X and y). "
         "A growth exponent below 1 is a fixed cost (the noise sampler's tables, "
         "a server solving on d x d statistics) that weighs more at small n; "
