@@ -142,11 +142,7 @@ def notes(table, run):
         f"baselines), alpha = {ALPHA} (C = 1 / (n alpha)) for the reference and "
         "the variants, alpha = 'auto' for the default. Seeds (data and "
         "noise): "
-        + (
-            "1."
-            if run.quick
-            else "3 at every n (means over seeds)."
-        )
+        + ("1." if run.quick else "3 at every n (means over seeds).")
         + f"\n\nColumns: `{REFERENCE}` (non-private, same penalty); `naive "
         "(local)` (each user releases (x, y) with the Gaussian mechanism at the "
         "same (eps, delta); LogisticRegression on the noisy rows labelled by "

@@ -223,10 +223,16 @@ class DPSVRGClassifier(
     while the noise random-walks along the flatter directions to ``H
     sigma_1``; balancing ``sqrt(p) H sigma_1`` against the bias ``1 / (H
     data_norm)`` gives ``H = 1 / (0.06 sqrt(p) sigma_1 data_norm)``, which
-    grows like ``n epsilon / sqrt(p log(1/delta))``. Heavy ball with ``beta
-    = (1 - sqrt(eta / H))^2`` reaches it in ``T = 8 sqrt(H / eta)`` steps,
-    capped at ``n p T <= 4e9`` multiply-adds (a few times
-    ``LogisticRegression``'s time). When the cap binds on all ``n`` rows
+    grows like ``n epsilon / sqrt(p log(1/delta))``, up to ``H <= 10^6 / (p
+    data_norm^2)`` (an implicit ridge never weaker than ``p data_norm^2 /
+    10^6``: longer horizons, which the balance asks for when ``n epsilon``
+    is large and the noise no longer limits them, are not resolved within
+    the compute cap and left breast cancer at ``n = 10^6``, epsilon 8,
+    0.004 below diffprivlib; it binds only at large ``n epsilon``). Heavy
+    ball with ``beta = (1 - sqrt(eta / H))^2`` reaches it in ``T = 8 sqrt(H
+    / eta)`` steps, capped at ``n p T <= 4e9`` multiply-adds (a few times
+    ``LogisticRegression``'s time; a capped run keeps at least 5 steps per
+    ``sqrt(H / eta)`` by shortening ``H``). When the cap binds on all ``n`` rows
     (about ``n >= 10^6`` at tens of weights), the run on every row would
     resolve a shorter horizon than its noise allows; the run then uses a
     uniformly random subset of ``m = n / 2^k`` rows (drawn from the noise
@@ -240,8 +246,9 @@ class DPSVRGClassifier(
     ``subsample_size_``). At ``n = 10^6`` this took digits from 0.830 (129
     capped steps on every row) to 0.884 at ``epsilon = 1``. Accuracy
     therefore keeps rising with ``n`` and ``epsilon`` towards the
-    non-private model's. The constants 0.06 and 8 were set on the breast
-    cancer and digits populations (``benchmarks/bench_dp_svrg.py``).
+    non-private model's. The constants 0.06, 8, 5 and ``10^6`` were set on
+    the breast cancer and digits populations (``benchmarks/bench_dp_svrg.py``
+    and ``benchmarks/spot_checks.py dp-svrg-large``).
 
     ``alpha='auto'`` with ``solver='svrg'`` (the former default): the
     excess risk of an ``alpha``-strongly convex objective minimized with

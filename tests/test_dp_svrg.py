@@ -805,22 +805,26 @@ def test_auto_gd_schedule_is_the_stated_formula():
     step = 1 / (L + schedule.alpha)
     assert schedule.step == pytest.approx(step, rel=1e-12)
     assert schedule.momentum == pytest.approx((1 - np.sqrt(step / horizon)) ** 2)
-    # The compute cap: n p T <= 4e9; with fewer than 4 steps per sqrt(H/eta)
+    # The compute cap: n p T <= 4e9; with fewer than 5 steps per sqrt(H/eta)
     # left, the horizon is what the capped run resolves.
     big = _gd_schedule(10**6, 8.0, p, delta)
     assert big.capped and big.n_steps == int(4e9 // (10**6 * p))
-    assert big.horizon == pytest.approx((big.n_steps / 4) ** 2 / L)
-    # Capped with at least 4 steps per sqrt(H/eta): the balance horizon stays.
-    mid = _gd_schedule(100_000, 4.0, p, delta)
-    balance = _gd_schedule(100_000, 4.0, p, delta, max_work=1e15)
+    assert big.horizon == pytest.approx((big.n_steps / 5) ** 2 / L)
+    # Capped with at least 5 steps per sqrt(H/eta): the balance horizon stays.
+    mid = _gd_schedule(100_000, 4.0, p, delta, max_horizon=np.inf)
+    balance = _gd_schedule(100_000, 4.0, p, delta, max_work=1e15, max_horizon=np.inf)
     assert mid.capped and mid.n_steps == int(4e9 // (10**5 * p))
+    assert 5 * np.sqrt(mid.horizon * L) <= mid.n_steps
     assert mid.horizon == pytest.approx(balance.horizon)
 
 
 def test_auto_gd_schedule_is_monotone_in_n_and_epsilon():
     sizes = [1_000, 10_000, 100_000, 1_000_000]
     epsilons = [0.05, 0.1, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0]
-    table = [[_gd_schedule(n, e, max_work=1e15) for e in epsilons] for n in sizes]
+    table = [
+        [_gd_schedule(n, e, max_work=1e15, max_horizon=np.inf) for e in epsilons]
+        for n in sizes
+    ]
     horizon = np.array([[s.horizon for s in row] for row in table])
     steps = np.array([[s.n_steps for s in row] for row in table])
     momentum = np.array([[s.momentum for s in row] for row in table])
@@ -838,6 +842,82 @@ def test_auto_gd_schedule_is_monotone_in_n_and_epsilon():
         _gd_schedule(10_000, 1.0, delta=1e-9).horizon
         < _gd_schedule(10_000, 1.0).horizon
     )
+
+
+def test_auto_gd_schedule_longest_horizon():
+    # H = min(balance, 1e6 / (p data_norm^2)): a function of p and data_norm
+    # alone, binding only where n epsilon is large.
+    sizes = [10_000, 100_000, 1_000_000, 10_000_000]
+    epsilons = [0.1, 0.5, 1.0, 2.0, 4.0, 8.0]
+    for p in (31, 65):
+        longest = 1e6 / p
+        for n in sizes:
+            horizons = []
+            for e in epsilons:
+                free = _gd_schedule(n, e, p, max_work=1e15, max_horizon=np.inf)
+                capped = _gd_schedule(n, e, p, max_work=1e15)
+                assert capped.horizon == pytest.approx(min(free.horizon, longest))
+                assert capped.n_steps <= free.n_steps
+                horizons.append(capped.horizon)
+            # Non-decreasing in epsilon, flat once the longest horizon binds.
+            assert np.all(np.diff(horizons) >= -1e-9 * longest)
+        # At n = 1e4 the noise sets a shorter horizon up to epsilon 8: the
+        # cells the benchmark measures there are unchanged by the cap.
+        assert _gd_schedule(10_000, 8.0, p, max_horizon=np.inf).horizon < longest
+    # The bound scales like 1 / data_norm^2 (curvature is quadratic in x).
+    wide = _gd_schedule(10**7, 8.0, 31, data_norm=2.0, max_work=1e15)
+    assert wide.horizon == pytest.approx(1e6 / (31 * 4.0))
+    # Longer horizons are never resolved in fewer steps.
+    steps = [_gd_schedule(10**7, 8.0, 31, max_horizon=h).n_steps for h in (1e5, 1e6)]
+    assert steps[0] <= steps[1]
+
+
+@pytest.mark.parametrize("n_weights", [31, 65])
+@pytest.mark.parametrize("n", [10_000, 100_000, 1_000_000, 4_000_000])
+@pytest.mark.parametrize("epsilon", [0.1, 1.0, 8.0])
+def test_auto_gd_subsample_is_public_capped_and_accounted(n, n_weights, epsilon):
+    # The run auto_gd_subsample picks: every input public; within the compute
+    # cap; at least 5 steps per sqrt(H / eta); and its budget, calibrated by
+    # the accountant and amplified back to the n rows, is (epsilon, delta).
+    from sklearn_ldp.accounting import amplify_by_subsampling, calibrate_dp_gd
+    from sklearn_ldp.accounting._dp_svrg import auto_gd_subsample
+
+    delta, L = 1e-7, 0.5
+    bounds = dict(gradient_bound=np.sqrt(2), data_norm=1.0, smoothness=L)
+    m, eps_m, delta_m, schedule = auto_gd_subsample(
+        n, n_weights, epsilon, delta, **bounds
+    )
+    assert (m, eps_m, delta_m, schedule) == auto_gd_subsample(
+        n, n_weights, epsilon, delta, **bounds
+    )
+    assert m * n_weights * schedule.n_steps <= 4e9 or schedule.n_steps == 20
+    assert schedule.horizon <= 1e6 / n_weights * (1 + 1e-12)
+    assert 5 * np.sqrt(schedule.horizon / schedule.step) <= schedule.n_steps + 1
+    spent = calibrate_dp_gd(eps_m, delta_m, schedule.n_steps).epsilon
+    assert spent <= eps_m + 1e-9
+    total, total_delta = amplify_by_subsampling(spent, delta_m, m, n)
+    assert total <= epsilon + 1e-9
+    assert total_delta == pytest.approx(delta)
+    if m < n:
+        assert total == pytest.approx(epsilon, rel=1e-6)
+
+
+def test_auto_gd_subsample_at_a_million_rows():
+    # The schedule the spot check runs (breast cancer: p = 31; digits: p =
+    # 65, data_norm = 1, delta = 1e-7): at epsilon >= 0.5 a subset of
+    # 125,000 rows at the longest horizon, fully resolved (8 steps per
+    # sqrt(H / eta)) for p = 31, at >= 5 steps for p = 65.
+    from sklearn_ldp.accounting._dp_svrg import auto_gd_subsample
+
+    bounds = dict(gradient_bound=np.sqrt(2), data_norm=1.0, smoothness=0.5)
+    for epsilon in (0.5, 1.0, 4.0, 8.0):
+        m, _, _, schedule = auto_gd_subsample(10**6, 31, epsilon, 1e-7, **bounds)
+        assert m == 125_000 and not schedule.capped
+        assert schedule.horizon == pytest.approx(1e6 / 31)
+        m, _, _, schedule = auto_gd_subsample(10**6, 65, epsilon, 1e-7, **bounds)
+        assert m == 125_000 and schedule.capped
+        assert schedule.horizon == pytest.approx(1e6 / 65)
+        assert schedule.n_steps == int(4e9 // (125_000 * 65))
 
 
 def test_heavy_ball_is_post_processing_of_the_same_releases():
