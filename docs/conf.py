@@ -107,6 +107,7 @@ _write_api_list()
 #: estimators in the order of the estimator pages; any other table follows.
 BENCHMARK_ORDER = [
     "summary",
+    "real_gap",
     "scaling",
     "streaming",
     "bench_bernstein",
