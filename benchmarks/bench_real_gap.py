@@ -109,7 +109,9 @@ def estimator(name, population, seed):
             **common,
         )
     if name == "KernelRidgeLDP":
-        return KernelRidgeLDP(delta=DELTA, **common)
+        # The population's public bound (as bench_kernel_ridge passes it):
+        # its default gamma is then 1 / data_norm^2.
+        return KernelRidgeLDP(delta=DELTA, data_norm=population.data_norm, **common)
     if name == "LocalBernsteinRegressor":
         return LocalBernsteinRegressor(**common)
     raise ValueError(name)
@@ -454,7 +456,8 @@ pass: GLMLDPClassifier(delta, data_norm), HingeLDPClassifier(delta,
 data_norm), SparseLDPClassifier(delta, l1_radius = {SPARSE_CLASSIFIER_L1_RADIUS:g},
 bench_sparse_classifier's value: the real data sets publish no l1 prior),
 SparseLDPRegressor(delta, l1_radius = 1 (default), data_norm, y_bound = 1),
-KernelRidgeLDP(delta) (gamma = 1/d by default), LocalBernsteinRegressor()
+KernelRidgeLDP(delta, data_norm = the population bound; default gamma
+1 / data_norm^2), LocalBernsteinRegressor()
 (pure epsilon-LDP, diabetes_2d only: it is for 1-2 features).
 
 ## Why the cells that are not met are not met

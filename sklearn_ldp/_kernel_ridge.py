@@ -177,8 +177,11 @@ class KernelRidgeLDP(
         Shift-invariant kernel: ``exp(-gamma ||x - x'||_2^2)`` or
         ``exp(-gamma ||x - x'||_1)``.
     gamma : float or None, default=None
-        Kernel parameter; ``None`` means ``1 / n_features`` (as in
-        :class:`~sklearn.kernel_ridge.KernelRidge`). Public: never from data.
+        Kernel parameter. ``None``: ``1 / data_norm^2`` for the rbf kernel
+        when ``data_norm`` is declared (the kernel's scale for records in
+        that ball), else ``1 / n_features`` (as in
+        :class:`~sklearn.kernel_ridge.KernelRidge`, the scale of
+        standardized features). Public: never from data.
     n_components : int or 'auto', default='auto'
         Number of random features ``m``. ``'auto'``:
         ``floor(3 n_users^(1/3) sigma_x^(-4/3))`` (:func:`noise_aware_n_components`,
@@ -405,6 +408,22 @@ class KernelRidgeLDP(
             )
         return bool(self.linear_features)
 
+    def _kernel_gamma(self):
+        """``gamma``, or its public default: ``1 / data_norm^2`` (rbf, bounded ``x``).
+
+        scikit-learn's ``1 / n_features`` is the scale of standardized
+        features (``E ||x - x'||^2 = 2 n_features``). Records clipped to the
+        ball of radius ``data_norm`` have ``||x - x'||^2 <= 4 data_norm^2``
+        whatever their dimension, so the same scale is ``1 / data_norm^2``:
+        in the unit ball ``1 / n_features`` leaves the kernel almost linear
+        over the data and its random features nearly constant. None (the
+        feature map's ``1 / n_features``) without a declared bound or for
+        the Laplacian kernel.
+        """
+        if self.gamma is not None or self.data_norm is None or self.kernel != "rbf":
+            return self.gamma
+        return 1.0 / float(self.data_norm) ** 2
+
     def _randomizer_with(self, n_features, n_components, planned, seed):
         if self._uses_linear_features():
             features = LinearAndFourierFeatures(
@@ -412,7 +431,7 @@ class KernelRidgeLDP(
                 n_components,
                 input_scale=1.0 / self.data_norm,
                 kernel=self.kernel,
-                gamma=self.gamma,
+                gamma=self._kernel_gamma(),
                 seed=seed,
             )
         else:
@@ -420,7 +439,7 @@ class KernelRidgeLDP(
                 n_features,
                 n_components,
                 kernel=self.kernel,
-                gamma=self.gamma,
+                gamma=self._kernel_gamma(),
                 seed=seed,
             )
         return GaussianRecordRandomizer(

@@ -413,3 +413,27 @@ def test_linear_features_need_data_norm_and_the_analytic_calibration():
         KernelRidgeLDP(linear_features=True, data_norm=1.0, calibration="paper").fit(
             X, y
         )
+
+
+@pytest.mark.parametrize(
+    "params, expected",
+    [
+        ({"data_norm": 2.0}, 0.25),  # rbf with a declared bound: 1 / data_norm^2
+        ({"data_norm": 2.0, "gamma": 0.7}, 0.7),  # an explicit gamma is kept
+        ({}, 1.0 / 5),  # no bound: scikit-learn's 1 / n_features
+        ({"data_norm": 2.0, "kernel": "laplacian"}, 1.0 / 5),
+        ({"data_norm": 2.0, "linear_features": True}, 0.25),
+    ],
+)
+def test_default_gamma_is_the_kernel_scale_of_the_declared_ball(params, expected):
+    """``gamma=None`` is public: ``1 / data_norm^2`` for the rbf kernel of bounded
+    records, ``1 / n_features`` otherwise; it travels in the reports' configuration."""
+    estimator = KernelRidgeLDP(epsilon=2.0, n_components=6, random_state=0, **params)
+    randomizer = estimator.make_randomizer(5, n_users=100)
+    assert randomizer.get_config()["feature_map"]["gamma"] == pytest.approx(expected)
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.5, 0.5, size=(200, 5))
+    y = np.sin(X.sum(axis=1))
+    reports = randomizer.randomize(X, y, random_state=1)
+    fitted = clone(estimator).fit_reports(reports)  # the same public map
+    assert fitted.predict(X).shape == (200,)
