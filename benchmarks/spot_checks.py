@@ -27,6 +27,11 @@ Each check prints its numbers (mean ± standard error over seeds):
     its ridge-shrunk intercept against the unpenalized one, and the angle of
     its direction to the non-private model's (quoted in the GLM and hinge
     pages).
+``kernel-ridge-gamma POPULATION N EPS GAMMA[,GAMMA...] SEED[,SEED...]``
+    ``KernelRidgeLDP`` (the population's public ``data_norm``, other
+    parameters at their defaults) with each kernel scale ``gamma``: held-out
+    R^2 per draw and the model the server chose (quoted on the kernel ridge
+    page for the default ``gamma = 1 / data_norm^2``).
 ``deployment-draws FIRST LAST``
     The configuration of ``examples/deployment`` (``SparseLDPRegressor``,
     one million users): held-out R^2 over the noise draws ``FIRST .. LAST -
@@ -46,7 +51,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 
-from benchmarks._baselines import GaussianLeastSquares, public_l2_bound
+from benchmarks._baselines import DELTA, GaussianLeastSquares, public_l2_bound
 from benchmarks._harness import Data
 from benchmarks._populations import POPULATIONS
 from benchmarks.bench_dp_svrg import DIFFPRIVLIB_PYTHON
@@ -291,6 +296,32 @@ def least_squares_baseline(population, n, epsilon, seeds):
         )
 
 
+def kernel_ridge_gamma(population, n, epsilon, gammas, seeds):
+    """KernelRidgeLDP's held-out R^2 for several kernel scales, draw by draw."""
+    from sklearn.metrics import r2_score
+
+    from sklearn_ldp import KernelRidgeLDP
+
+    users = POPULATIONS[population]
+    draws = [users.train_test(n, seed) for seed in seeds]
+    for gamma in gammas:
+        scores, chosen = [], []
+        for seed, (X, y, X_test, y_test) in zip(seeds, draws, strict=True):
+            model = KernelRidgeLDP(
+                epsilon=epsilon,
+                delta=DELTA,
+                gamma=gamma,
+                data_norm=users.data_norm,
+                random_state=seed,
+            ).fit(X, y)
+            scores.append(r2_score(y_test, model.predict(X_test)))
+            chosen.append(model.selected_model_)
+        print(
+            f"gamma {gamma:g}: R^2 {', '.join(f'{v:.3f}' for v in scores)} "
+            f"(mean {np.mean(scores):.3f}); chose {'/'.join(chosen)}"
+        )
+
+
 def kernel_ridge_linear_features_1d(seeds):
     """KernelRidgeLDP with and without ``linear_features`` on a smooth 1-D target.
 
@@ -410,6 +441,12 @@ def main(argv=None):
     p.add_argument("seeds", type=lambda s: [int(e) for e in s.split(",")])
     p = checks.add_parser("kernel-ridge-linear-features-1d")
     p.add_argument("seeds", type=lambda s: [int(e) for e in s.split(",")])
+    p = checks.add_parser("kernel-ridge-gamma")
+    p.add_argument("population", choices=sorted(POPULATIONS))
+    p.add_argument("n", type=int)
+    p.add_argument("epsilon", type=float)
+    p.add_argument("gammas", type=lambda s: [float(e) for e in s.split(",")])
+    p.add_argument("seeds", type=lambda s: [int(e) for e in s.split(",")])
     p = checks.add_parser("hinge-default")
     p.add_argument(
         "populations", nargs="*", default=["linear_rule_10d", "separable_2d"]
@@ -438,6 +475,10 @@ def main(argv=None):
             least_squares_baseline(args.population, args.n, args.epsilon, args.seeds)
         elif args.check == "hinge-default":
             hinge_default(args.populations)
+        elif args.check == "kernel-ridge-gamma":
+            kernel_ridge_gamma(
+                args.population, args.n, args.epsilon, args.gammas, args.seeds
+            )
         elif args.check == "kernel-ridge-linear-features-1d":
             kernel_ridge_linear_features_1d(args.seeds)
         else:
