@@ -146,6 +146,22 @@ def criterion_table(table, metric, *, default, baselines, floor):
     return rows, columns
 
 
+def criterion_section(table, metric, *, default, baselines, floor):
+    """The page section "The default against the baselines" (:func:`criterion_table`)."""
+    return (
+        "## The default against the baselines\n\nPer cell: the default's mean "
+        f"minus that of the best of {{{', '.join(baselines)}}}, twice the "
+        "standard error of that difference (the two cells' standard errors in "
+        f"quadrature), the default's mean minus the {floor} rate, and whether "
+        "the default is within 2 SE of both.\n\n"
+        + format_table(
+            *criterion_table(
+                table, metric, default=default, baselines=baselines, floor=floor
+            )
+        )
+    )
+
+
 def time_table(table, reference):
     """Time ratios (fit time / the non-private fit's on the same draw), with
     the reference's seconds as a column for scale. ``reference`` is the

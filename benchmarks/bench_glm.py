@@ -46,7 +46,7 @@ from benchmarks._harness import Benchmark, Experiment, Grid, Method, Plot, main
 from benchmarks._metrics import logistic, logistic_derivative, margin_risk
 from benchmarks._populations import POPULATIONS
 from benchmarks._tables import (
-    criterion_table,
+    criterion_section,
     format_table,
     pivot,
     time_table,
@@ -183,15 +183,9 @@ def notes(table, run):
             "the users in 101 mini-batches)"
         )
         + ". "
-        + "\n\n## The default against the baselines\n\nPer cell: the default's mean "
-        f"minus that of the best of {{{', '.join(BASELINES)}}}, twice the "
-        "standard error of that difference (the two cells' standard errors in "
-        "quadrature), the default's mean minus the majority rate, and whether "
-        "the default is within 2 SE of both.\n\n"
-        + format_table(
-            *criterion_table(
-                table, "accuracy", default=DEFAULT, baselines=BASELINES, floor=MAJORITY
-            )
+        + "\n\n"
+        + criterion_section(
+            table, "accuracy", default=DEFAULT, baselines=BASELINES, floor=MAJORITY
         )
         + "\n\n## Excess logistic risk\n\nRisk on the training users of the "
         "model rescaled into the ball, minus the ball minimum's (small "

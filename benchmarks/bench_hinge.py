@@ -51,7 +51,7 @@ from benchmarks._metrics import (
 )
 from benchmarks._populations import POPULATIONS
 from benchmarks._tables import (
-    criterion_table,
+    criterion_section,
     format_table,
     pivot,
     time_table,
@@ -209,15 +209,9 @@ def notes(table, run):
             "below n = 1e6 only, empty cells at 1e6)"
         )
         + ". Every method runs at every (n, eps) of the grid."
-        "\n\n## The default against the baselines\n\nPer cell: the default's mean "
-        f"minus that of the best of {{{', '.join(BASELINES)}}}, twice the "
-        "standard error of that difference (the two cells' standard errors in "
-        "quadrature), the default's mean minus the majority rate, and whether "
-        "the default is within 2 SE of both.\n\n"
-        + format_table(
-            *criterion_table(
-                table, "accuracy", default=DEFAULT, baselines=BASELINES, floor=MAJORITY
-            )
+        + "\n\n"
+        + criterion_section(
+            table, "accuracy", default=DEFAULT, baselines=BASELINES, floor=MAJORITY
         )
         + "\n\n## Excess smoothed-hinge risk\n\nRisk on the training users of the "
         "model rescaled into the ball, minus the ball minimum's (small "
