@@ -40,6 +40,7 @@ from .aggregation import (
     linear_label_parts,
     polynomial_approximation,
     project_psd,
+    refit_threshold,
     scaled_margin_risk,
     select_candidate,
 )
@@ -670,6 +671,20 @@ class SparseLDPClassifier(
                 W = fit(folded.moments(), radius=self.l1_radius, ridge=ridge)
                 name, params = "model", {"l1_radius": float(self.l1_radius)}
                 results = None
+        if (
+            self.calibration != "paper"
+            and not multiclass
+            and self.fit_intercept
+            and name == "model"
+        ):
+            # As GLMLDPClassifier's: the chosen direction keeps its slope and
+            # gets the intercept of the debiased least-squares fit of the
+            # labels on its score (a model on an l1 ball is shrunk, and on
+            # unbalanced classes predicted the majority class: breast cancer
+            # at 10^6 users, epsilon 4, 0.854 -> 0.924).
+            W = refit_threshold(
+                folded.moments(np.arange(folded.n_folds)), W, sigma_x=sigma_x
+            )
         self.selected_model_, self.selected_params_ = name, params
         self.cv_results_ = results
         # FISTA iterations of the final fit (the last call), 1 for the constant.
