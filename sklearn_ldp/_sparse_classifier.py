@@ -329,6 +329,11 @@ class SparseLDPClassifier(
       and (``selection='cv'``) chooses the radius among ``l1_radius *
       4^-k`` (``k = 0..3``; ``k = -2..3`` without projection) and the
       intercept-only model from the reports alone (:func:`select_radius`);
+      with two classes the chosen model keeps its direction and gets the
+      intercept of the debiased least-squares fit of the labels along it
+      (:func:`~sklearn_ldp.aggregation.refit_threshold`, as
+      :class:`GLMLDPClassifier`: a model on an l1 ball is shrunk, and on
+      unbalanced classes it predicted the majority class);
     - line 7 (``w_priv = argmin ||w||_C`` subject to ``Phi w = w_bar``), with
       ``C`` the l1 ball: :func:`~sklearn_ldp.aggregation.basis_pursuit`, in
       both calibrations.
