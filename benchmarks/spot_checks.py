@@ -411,6 +411,25 @@ def hinge_default(populations):
                 )
 
 
+def _ints(text):
+    """``'0,1,2'`` -> ``[0, 1, 2]``."""
+    return [int(e) for e in text.split(",")]
+
+
+def _floats(text):
+    """``'0.5,1'`` -> ``[0.5, 1.0]``."""
+    return [float(e) for e in text.split(",")]
+
+
+def _cell_parser(checks, name):
+    """A check of one benchmark cell: ``POPULATION N EPS`` first."""
+    p = checks.add_parser(name)
+    p.add_argument("population", choices=sorted(POPULATIONS))
+    p.add_argument("n", type=int)
+    p.add_argument("epsilon", type=float)
+    return p
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     checks = parser.add_subparsers(dest="check", required=True)
@@ -432,21 +451,15 @@ def main(argv=None):
     p.add_argument("last", type=int)
     p = checks.add_parser("dp-svrg-large")
     p.add_argument("population", choices=sorted(POPULATIONS))
-    p.add_argument("epsilons", type=lambda s: [float(e) for e in s.split(",")])
-    p.add_argument("seeds", type=lambda s: [int(e) for e in s.split(",")])
-    p = checks.add_parser("least-squares-baseline")
-    p.add_argument("population", choices=sorted(POPULATIONS))
-    p.add_argument("n", type=int)
-    p.add_argument("epsilon", type=float)
-    p.add_argument("seeds", type=lambda s: [int(e) for e in s.split(",")])
+    p.add_argument("epsilons", type=_floats)
+    p.add_argument("seeds", type=_ints)
+    p = _cell_parser(checks, "least-squares-baseline")
+    p.add_argument("seeds", type=_ints)
     p = checks.add_parser("kernel-ridge-linear-features-1d")
-    p.add_argument("seeds", type=lambda s: [int(e) for e in s.split(",")])
-    p = checks.add_parser("kernel-ridge-gamma")
-    p.add_argument("population", choices=sorted(POPULATIONS))
-    p.add_argument("n", type=int)
-    p.add_argument("epsilon", type=float)
-    p.add_argument("gammas", type=lambda s: [float(e) for e in s.split(",")])
-    p.add_argument("seeds", type=lambda s: [int(e) for e in s.split(",")])
+    p.add_argument("seeds", type=_ints)
+    p = _cell_parser(checks, "kernel-ridge-gamma")
+    p.add_argument("gammas", type=_floats)
+    p.add_argument("seeds", type=_ints)
     p = checks.add_parser("hinge-default")
     p.add_argument(
         "populations", nargs="*", default=["linear_rule_10d", "separable_2d"]
