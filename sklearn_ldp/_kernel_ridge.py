@@ -425,23 +425,13 @@ class KernelRidgeLDP(
         return 1.0 / float(self.data_norm) ** 2
 
     def _randomizer_with(self, n_features, n_components, planned, seed):
+        fourier = {"kernel": self.kernel, "gamma": self._kernel_gamma(), "seed": seed}
         if self._uses_linear_features():
             features = LinearAndFourierFeatures(
-                n_features,
-                n_components,
-                input_scale=1.0 / self.data_norm,
-                kernel=self.kernel,
-                gamma=self._kernel_gamma(),
-                seed=seed,
+                n_features, n_components, input_scale=1.0 / self.data_norm, **fourier
             )
         else:
-            features = RandomFourierFeatures(
-                n_features,
-                n_components,
-                kernel=self.kernel,
-                gamma=self._kernel_gamma(),
-                seed=seed,
-            )
+            features = RandomFourierFeatures(n_features, n_components, **fourier)
         return GaussianRecordRandomizer(
             n_features,
             epsilon=self.epsilon,
@@ -649,4 +639,3 @@ def _leading_ridge(moments, *, n_linear, alpha, fit_intercept):
     W = np.zeros((moments.gram.shape[0], 1))
     W[keep] = centred_ridge(sub, alpha, fit_intercept=fit_intercept)
     return W
-

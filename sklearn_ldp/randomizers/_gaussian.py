@@ -100,7 +100,7 @@ def lattice_release(values, sigma, granularity, source):
             index = index.astype(np.int64)
         np.less(coins.uniform(m), fraction, out=coin)
         index += coin
-        index += sampler.draw_into(noise.words(m), buffers[m] if m < size else buffers)
+        index += sampler.draw_into(noise.words(m), buffers)
         np.multiply(index, granularity, out=out[start:stop])
     return released
 

@@ -290,47 +290,47 @@ class IntegerSampler:
 
         Returns an ``int64`` array of the shape of ``words``.
         """
-        return self.draw_into(words, _DrawBuffers(words.shape))
+        return self.draw_into(words, _DrawBuffers(words.size))
 
     def draw_into(self, words, buffers):
-        """:meth:`draw` into ``buffers`` (a :class:`_DrawBuffers` of ``words``' shape).
+        """:meth:`draw` with the temporaries in ``buffers`` (a :class:`_DrawBuffers`).
 
-        Returns the draws, a view of ``buffers.entry`` (overwritten by the
-        next call with the same buffers): no array is allocated, so a
-        caller drawing block after block reuses the same cache-resident
-        memory.
+        ``buffers`` holds at least ``words.size`` entries. Returns the draws,
+        a view of its memory (overwritten by the next call with the same
+        buffers): nothing is allocated, so a caller drawing block after
+        block reuses the same cache-resident memory.
         """
         shift = np.uint64(64 - self._bits)
         low = np.uint64(2 ** (64 - self._bits) - 1)
-        bucket, entry = buffers.bucket, buffers.entry
-        np.right_shift(words, shift, out=bucket)  # below 2**bits
+        flat = words.reshape(-1)
+        bucket, entry, threshold, keep = buffers.first(flat.size)
+        np.right_shift(flat, shift, out=bucket)  # below 2**bits
         # One gather (threshold and alias); every bucket indexes the table.
         self._packed.take(bucket.view(np.int64), out=entry, mode="wrap")
-        words &= low  # the remainder
-        np.bitwise_and(entry, low, out=buffers.threshold)
-        np.less(words, buffers.threshold, out=buffers.keep)
+        flat &= low  # the remainder
+        np.bitwise_and(entry, low, out=threshold)
+        np.less(flat, threshold, out=keep)
         entry >>= shift  # the alias
-        np.copyto(entry, bucket, where=buffers.keep)
+        np.copyto(entry, bucket, where=keep)
         index = entry.view(np.int64)  # below 2**bits: the same integers
         index += self.offset
-        return index
+        return index.reshape(words.shape)
 
 
 class _DrawBuffers:
-    """The temporaries of :meth:`IntegerSampler.draw_into` for ``shape`` words."""
+    """The temporaries of :meth:`IntegerSampler.draw_into`, for up to ``size`` words."""
 
-    def __init__(self, shape):
-        self.bucket = np.empty(shape, dtype=np.uint64)
-        self.entry = np.empty(shape, dtype=np.uint64)
-        self.threshold = np.empty(shape, dtype=np.uint64)
-        self.keep = np.empty(shape, dtype=bool)
+    def __init__(self, size):
+        self._arrays = (
+            np.empty(size, dtype=np.uint64),  # bucket
+            np.empty(size, dtype=np.uint64),  # table entry, then the draw
+            np.empty(size, dtype=np.uint64),  # threshold
+            np.empty(size, dtype=bool),  # keep the bucket
+        )
 
-    def __getitem__(self, size):
-        """The first ``size`` entries of every buffer (1-D buffers)."""
-        view = object.__new__(_DrawBuffers)
-        for name in ("bucket", "entry", "threshold", "keep"):
-            setattr(view, name, getattr(self, name)[:size])
-        return view
+    def first(self, size):
+        """The first ``size`` entries of every buffer."""
+        return tuple(array[:size] for array in self._arrays)
 
 
 def _alias_table(weights):
