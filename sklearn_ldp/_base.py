@@ -503,9 +503,11 @@ class LDPEstimatorMixin:
         config = reports.config
         aggregate = self._server_aggregate(config)
         if aggregate is None and self._server_passes(config) is not None:
-            # Valid reports in memory: the stream's code, one chunk.
-            source = _ValidReportBlocks(IterableReportStream([reports]), None)
-            source.in_memory = True  # its oracles keep their kernels
+            # Valid reports in memory: the stream's code, one chunk; its
+            # oracles keep their kernels from pass to pass.
+            source = _ValidReportBlocks(
+                IterableReportStream([reports]), None, in_memory=True
+            )
             return self._fit_multipass(source, config, validated=True)
         if aggregate is None:
             self._set_privacy_attributes(config, len(reports))
@@ -866,13 +868,16 @@ class _ValidReportBlocks(BlockSource):
     ``block_size`` consecutive positions (``block_size`` is fixed by the
     server, not by the stream), so a block's content, hence every draw
     keyed by it, does not depend on how the stream is cut. Memory: one
-    chunk and one block. :meth:`first_pass` counts and tallies. A Dask
+    chunk and one block (``in_memory``: reports the caller holds anyway,
+    whose oracles then keep their kernels between passes).
+    :meth:`first_pass` counts and tallies. A Dask
     stream's source is :class:`_DaskReportBlocks`.
     """
 
-    def __init__(self, stream, expected, *, verbose=False, desc="fit"):
+    def __init__(self, stream, expected, *, verbose=False, desc="fit", in_memory=False):
         self.stream, self.expected = stream, expected
         self.verbose, self.desc = verbose, desc
+        self.in_memory = in_memory
         self.block_size = None
         self.n = None
         self.n_passes = 0
