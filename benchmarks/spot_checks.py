@@ -32,6 +32,17 @@ Each check prints its numbers (mean ± standard error over seeds):
     parameters at their defaults) with each kernel scale ``gamma``: held-out
     R^2 per draw and the model the server chose (quoted on the kernel ridge
     page for the default ``gamma = 1 / data_norm^2``).
+``signal-power POPULATION N EPS DRAWS``
+    What the reports of one classification cell tell the server about
+    whether there is a signal: over ``DRAWS`` draws of data and noise, the
+    population as it is and the same users with their labels permuted
+    (train and test: no signal, same features and class balance), each
+    with ``GLMLDPClassifier`` (as in ``bench_glm``: the smaller p-value of
+    its two signal tests, the candidate it chose, its accuracy) and the
+    benchmarks' debiased least-squares classifier (its accuracy). Where the
+    tests reject about as often on both, no rule computed from the reports
+    can keep the majority class on the permuted population and follow
+    least squares on the real one (quoted in the GLM and hinge pages).
 ``deployment-draws FIRST LAST``
     The configuration of ``examples/deployment`` (``SparseLDPRegressor``,
     one million users): held-out R^2 over the noise draws ``FIRST .. LAST -
@@ -296,6 +307,49 @@ def least_squares_baseline(population, n, epsilon, seeds):
         )
 
 
+def signal_power(population, n, epsilon, draws):
+    """``GLMLDPClassifier``'s signal tests on a cell and on its label-permuted twin."""
+    from sklearn_ldp import GLMLDPClassifier
+
+    users = POPULATIONS[population]
+    rows = {"real": [], "permuted": []}
+    for seed in range(draws):
+        X, y, X_test, y_test = users.train_test(n, seed)
+        shuffle = np.random.RandomState([seed, 7])
+        for kind in rows:
+            if kind == "permuted":
+                y, y_test = shuffle.permutation(y), shuffle.permutation(y_test)
+            model = GLMLDPClassifier(
+                epsilon=epsilon,
+                delta=DELTA,
+                coef_norm=2.0,
+                data_norm=users.data_norm,
+                random_state=seed,
+            ).fit(X, y)
+            least_squares = GaussianLeastSquares(
+                epsilon, seed, classes=[0, 1], data_norm=public_l2_bound(users)
+            ).fit(X, y)
+            majority = np.bincount(y).argmax()
+            rows[kind].append(
+                (
+                    model.cv_results_["signal_p_value"],
+                    model.selected_model_ != "constant",
+                    model.score(X_test, y_test),
+                    least_squares.score(X_test, y_test),
+                    np.mean(y_test == majority),
+                )
+            )
+    print(f"{population}, n = {n}, epsilon = {epsilon}, {draws} draws")
+    for kind, values in rows.items():
+        p_values, passed, glm, ls, majority = map(np.array, zip(*values, strict=True))
+        print(
+            f"{kind:9s} tests pass (a direction is used) in {passed.sum()} of "
+            f"{draws}; median p-value {np.median(p_values):.3f}; accuracy: GLM "
+            f"{_mean_se(glm)}, debiased LS {_mean_se(ls)}, majority class "
+            f"{_mean_se(majority)}"
+        )
+
+
 def kernel_ridge_gamma(population, n, epsilon, gammas, seeds):
     """KernelRidgeLDP's held-out R^2 for several kernel scales, draw by draw."""
     from sklearn.metrics import r2_score
@@ -464,6 +518,8 @@ def main(argv=None):
     p.add_argument(
         "populations", nargs="*", default=["linear_rule_10d", "separable_2d"]
     )
+    p = _cell_parser(checks, "signal-power")
+    p.add_argument("draws", type=int)
     p = checks.add_parser("deployment-draws")
     p.add_argument("first", type=int)
     p.add_argument("last", type=int)
@@ -492,6 +548,8 @@ def main(argv=None):
             kernel_ridge_gamma(
                 args.population, args.n, args.epsilon, args.gammas, args.seeds
             )
+        elif args.check == "signal-power":
+            signal_power(args.population, args.n, args.epsilon, args.draws)
         elif args.check == "kernel-ridge-linear-features-1d":
             kernel_ridge_linear_features_1d(args.seeds)
         else:

@@ -33,11 +33,13 @@ Hooks, each with a default:
 - ``_expected_randomizer(reports)``: the randomizer that must have made the
   reports (override when a public choice announced to the users, such as a
   degree picked from the population size, is read from the reports);
-- ``_fit_simulated(X, y, classes)``: client then server on raw records;
-  streaming estimators override it to randomize and aggregate chunk by
-  chunk, giving the same model with bounded memory (they set
-  ``n_reports_rejected_ = 0`` and call :func:`warn_if_large_delta`
-  themselves);
+- ``_fit_simulated(X, y, classes)``: client then server on raw records. By
+  default a one-pass server aggregates the simulated reports chunk by chunk
+  (:meth:`~sklearn_ldp.randomizers.LocalRandomizer.randomize_chunks`, the
+  reports of one ``randomize`` call), so ``fit`` holds one chunk of reports
+  at a time; the other servers receive every report. Estimators with a
+  chunk loop of their own override it (they set ``n_reports_rejected_ =
+  0`` and call :func:`warn_if_large_delta` themselves);
 - ``_server_aggregate(config)`` and ``_fit_server_aggregate(aggregate,
   config, rng)``: a *one-pass* server (a function of sums over reports)
   returns an aggregate with ``update(reports, positions)`` and
@@ -229,14 +231,28 @@ class LDPEstimatorMixin:
         )
 
     def _fit_simulated(self, X, y, classes):
-        """Simulate every user's randomizer on the raw records, then fit the server."""
+        """Simulate every user's randomizer on the raw records, then fit the server.
+
+        A one-pass server aggregates the simulated reports chunk by chunk
+        (:meth:`~sklearn_ldp.randomizers.LocalRandomizer.randomize_chunks`:
+        the reports of ``randomize``, the same words in the same order) and
+        holds one chunk of reports at a time; the others receive them all.
+        """
         randomizer = self.make_randomizer(
             X.shape[1], n_users=X.shape[0], classes=classes
         )
-        reports = randomizer.randomize(X, y, random_state=self.random_state)
         # Simulated users run the published randomizer: nothing to reject.
         self.n_reports_rejected_ = 0
-        return self._fit_from_reports(reports)
+        config = randomizer.get_config()
+        aggregate = self._server_aggregate(config)
+        if aggregate is None:
+            reports = randomizer.randomize(X, y, random_state=self.random_state)
+            return self._fit_from_reports(reports)
+        self.__dict__.pop("_partial_state", None)  # a new fit forgets partial_fit
+        chunks = randomizer.randomize_chunks(X, y, random_state=self.random_state)
+        for rows, reports in chunks:
+            aggregate.update(reports, np.arange(rows.start, rows.stop))
+        return self._fit_from_aggregate(aggregate, config, X.shape[0])
 
     def _has_one_pass_server(self):
         return type(self)._server_aggregate is not LDPEstimatorMixin._server_aggregate

@@ -77,3 +77,52 @@ def test_classes_only_for_classifiers(cls):
     else:
         with pytest.raises(ValueError, match="not a classifier"):
             est.make_randomizer(n_features, n_users=1000, classes=[0, 1])
+
+
+@pytest.mark.parametrize("cls", LDP_ESTIMATORS, ids=lambda c: c.__name__)
+def test_one_pass_fit_holds_one_chunk_of_reports(
+    cls, monkeypatch, fitted_attributes, same_fitted_state
+):
+    # A one-pass server aggregates the simulated users chunk by chunk: fit
+    # never builds the reports of every user, and gives the model of the
+    # whole population's reports (here in chunks of 700 users).
+    from sklearn.utils import gen_batches
+
+    from sklearn_ldp.randomizers import LocalRandomizer
+    from sklearn_ldp.randomizers import _base as randomizer_base
+
+    X, y = _data(cls)
+    est = cls(random_state=0, **PARAMS.get(cls.__name__, {}))
+    classes = np.unique(y) if issubclass(cls, ClassifierMixin) else None
+    randomizer = est.make_randomizer(X.shape[1], n_users=len(X), classes=classes)
+    if est._server_aggregate(randomizer.get_config()) is None:
+        pytest.skip("the server needs every report at once")
+    monkeypatch.setattr(
+        randomizer_base, "gen_batches", lambda n, size: gen_batches(n, 700)
+    )
+    served = clone(est).fit_reports(
+        randomizer.randomize(X, y, random_state=est.random_state)
+    )
+    # The projected estimators and KernelRidgeLDP run their own chunk loop.
+    own_loop = LDPEstimatorMixin._fit_simulated is not cls._fit_simulated
+    chunks = []
+    original = LocalRandomizer.randomize_chunks
+
+    def counted(self, *args, **kwargs):
+        for rows, reports in original(self, *args, **kwargs):
+            chunks.append(len(reports))
+            yield rows, reports
+
+    def refused(*args, **kwargs):
+        raise AssertionError("fit randomized every user at once")
+
+    monkeypatch.setattr(LocalRandomizer, "randomize_chunks", counted)
+    if not own_loop:
+        monkeypatch.setattr(LocalRandomizer, "randomize", refused)
+    fitted = clone(est).fit(X, y)
+    if not own_loop:
+        assert chunks == [700] * (len(X) // 700) + [len(X) % 700]
+    state = fitted_attributes(
+        fitted, exclude=("feature_names_in_", "clipped_fraction_", "clipping_")
+    )
+    same_fitted_state(state, fitted_attributes(served), cls.__name__, rtol=1e-10)

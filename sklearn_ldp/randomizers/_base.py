@@ -1,5 +1,7 @@
 """The local-randomizer contract shared by every LDP estimator."""
 
+import itertools
+
 import numpy as np
 from sklearn.utils import gen_batches
 
@@ -283,43 +285,83 @@ class LocalRandomizer:
         -------
         reports : Reports
         """
-        X, y = check_records(
+        X, y = self._check_records(X, y)
+        n_samples = X.shape[0]
+        chunks = self._chunks(X, y, check_client_random_state(random_state), own=False)
+        batch, chunk = next(chunks)
+        if batch.stop == n_samples:  # one chunk: its fields are the reports
+            return Reports(_owned(chunk, X, y), self.get_config())
+        fields = {
+            name: np.empty((n_samples,) + value.shape[1:], dtype=value.dtype)
+            for name, value in chunk.items()
+        }
+        for rows, values in itertools.chain([(batch, chunk)], chunks):
+            for name, value in values.items():
+                fields[name][rows] = value
+        return Reports(fields, self.get_config())
+
+    def randomize_chunks(self, X, y=None, random_state=None):
+        """:meth:`randomize`, one chunk of ``chunk_size`` users at a time.
+
+        Yields ``(rows, reports)``: the slice of users and their reports,
+        the same reports (the same random words, in the same order) as the
+        rows ``rows`` of ``randomize(X, y, random_state)``. A simulation
+        that aggregates each chunk and drops it holds the reports of one
+        chunk only. The records are checked once, before the first chunk.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn_ldp.randomizers import GaussianRecordRandomizer
+        >>> rand = GaussianRecordRandomizer(2, epsilon=1.0, delta=1e-5)
+        >>> rand.chunk_size = 4
+        >>> X = np.zeros((10, 2))
+        >>> [rows for rows, _ in rand.randomize_chunks(X, random_state=0)]
+        [slice(0, 4, None), slice(4, 8, None), slice(8, 10, None)]
+        >>> whole = rand.randomize(X, random_state=0)
+        >>> parts = [r["x"] for _, r in rand.randomize_chunks(X, random_state=0)]
+        >>> bool(np.array_equal(np.vstack(parts), whole["x"]))
+        True
+        """
+        X, y = self._check_records(X, y)
+        config = self.get_config()
+        chunks = self._chunks(X, y, check_client_random_state(random_state))
+        return ((batch, Reports(fields, config)) for batch, fields in chunks)
+
+    def _check_records(self, X, y):
+        return check_records(
             X,
             y,
             n_features=self.n_features,
             requires_y=self.requires_y,
             owner=type(self).__name__,
         )
-        n_samples = X.shape[0]
-        source = check_client_random_state(random_state)
+
+    def _chunks(self, X, y, source, own=True):
+        """``(rows, fields)`` of each chunk of users, drawn as :meth:`randomize` draws.
+
+        ``own``: the fields never share memory with ``X`` or ``y`` (a
+        caller that copies them anyway passes False).
+        """
         public = source.public()
-        if n_samples <= self.chunk_size:
-            # One chunk (as a streaming fit sends): its fields are the
-            # reports, unless one is a view of the records.
-            chunk = self._randomize_chunk(X, y, source, public)
-            fields = {
-                name: value.copy()
-                if _shares_memory(value, X, y)
-                else np.ascontiguousarray(value)
-                for name, value in chunk.items()
-            }
-            return Reports(fields, self.get_config())
-        fields = None
-        for batch in gen_batches(n_samples, self.chunk_size):
+        for batch in gen_batches(X.shape[0], self.chunk_size):
             chunk = self._randomize_chunk(
                 X[batch], None if y is None else y[batch], source, public
             )
-            if fields is None:
-                fields = {
-                    name: np.empty((n_samples,) + value.shape[1:], dtype=value.dtype)
-                    for name, value in chunk.items()
-                }
-            for name, value in chunk.items():
-                fields[name][batch] = value
-        return Reports(fields, self.get_config())
+            yield batch, _owned(chunk, X, y) if own else chunk
 
     def _randomize_chunk(self, X, y, source, public):  # pragma: no cover - abstract
         raise NotImplementedError
+
+
+def _owned(fields, X, y):
+    """``fields`` as contiguous arrays that share no memory with the records."""
+    return {
+        name: value.copy()
+        if _shares_memory(value, X, y)
+        else np.ascontiguousarray(value)
+        for name, value in fields.items()
+    }
 
 
 def _shares_memory(value, X, y):

@@ -87,18 +87,19 @@ def lattice_release(values, sigma, granularity, source):
     # Temporaries of one block, reused from block to block.
     size = min(RELEASE_BLOCK, flat.size)
     fraction_buffer, index_buffer = np.empty(size), np.empty(size)
-    coin_buffer = np.empty(size, dtype=bool)
+    uniform_buffer, coin_buffer = np.empty(size), np.empty(size, dtype=bool)
     buffers = _DrawBuffers(size)
     for start in range(0, flat.size, RELEASE_BLOCK):
         stop = min(start + RELEASE_BLOCK, flat.size)
         m = stop - start
-        fraction, index, coin = fraction_buffer[:m], index_buffer[:m], coin_buffer[:m]
+        fraction, index = fraction_buffer[:m], index_buffer[:m]
+        uniform, coin = uniform_buffer[:m], coin_buffer[:m]
         np.multiply(flat[start:stop], inverse, out=fraction)
         np.floor(fraction, out=index)
         fraction -= index  # exact: both are multiples of the same power of two
         if not in_float:
             index = index.astype(np.int64)
-        np.less(coins.uniform(m), fraction, out=coin)
+        np.less(coins.uniform_into(uniform), fraction, out=coin)
         index += coin
         index += sampler.draw_into(noise.words(m), buffers)
         np.multiply(index, granularity, out=out[start:stop])

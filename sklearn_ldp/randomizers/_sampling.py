@@ -92,6 +92,13 @@ class NoiseSource:
             return self._uniform.random(size)
         return (self.words(size) >> np.uint64(11)).astype(np.float64) * 2.0**-53
 
+    def uniform_into(self, out):
+        """:meth:`uniform` written into the float64 array ``out`` (the same values)."""
+        if self._uniform is not None:
+            return self._uniform.random(out=out)
+        out[...] = self.uniform(out.shape)
+        return out
+
     def bernoulli(self, prob):
         """Bits with ``P[True] = ceil(prob * 2**64) / 2**64`` (prob clipped to [0, 1]).
 
