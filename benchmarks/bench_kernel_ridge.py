@@ -206,7 +206,9 @@ reference law, `rbf_quadratic_eigenvalue`) is at least 1, else plain (x, y)
 reports (m = 0 below); alpha='auto', fit_intercept=True, fallback to the
 noisy mean of y when the 5-fold held-out squared risk on the reports says
 so, or when n <= (sigma_x sigma_y / (feature bound * y_bound))^2, where no
-model is predicted to beat the trivial predictor); `{RANDOM_FEATURES}` = the
+model is predicted to beat the trivial predictor: a planned population that
+small spends the budget on y, y_noise_ratio = 0.1, in every private mode with
+n_components='auto' and the analytic calibration); `{RANDOM_FEATURES}` = the
 same with linear_features=False (the default before the 'auto' rule: random
 features only, n_components='auto'); `paper` = calibration='paper' (eps/2,
 delta/2 per part, classic formula; n_components = sqrt(d n) eps capped at
