@@ -6,8 +6,14 @@ mean and standard error over 3 draws, on the populations ``nonlinear_5d``,
 ``diabetes`` (10 standardized columns), for
 
 - ``KernelRidgeLDP``: the library default (joint analytic calibration,
-  ``n_components='auto'`` noise-aware, ``alpha='auto'`` by debiased CV,
-  intercept, fallback to the noisy mean of y by held-out risk);
+  ``linear_features='auto'``: random features only when the noise-aware
+  number of them resolves the kernel's first non-linear directions, else
+  plain ``(x, y)`` reports; ``alpha='auto'`` by debiased CV, intercept,
+  fallback to the noisy mean of y by held-out risk or when no model is
+  predicted to beat it);
+- ``random features only``: ``linear_features=False`` (the default before
+  the ``'auto'`` collection rule);
+- ``linear_features=True``: users send ``[x / data_norm, phi(x)]``;
 - ``paper``: ``calibration='paper'`` (``epsilon/2, delta/2`` per part with
   the classic formula, the seed's ``n_components = sqrt(d n) epsilon``
   capped at 300);
@@ -53,6 +59,7 @@ SIZES = (20_000, 200_000)
 REPEATS = 3
 DEFAULT = "KernelRidgeLDP"
 LINEAR_FEATURES = "linear_features=True"
+RANDOM_FEATURES = "random features only"
 BASELINES = ("trivial", "naive", "debiased LS (linear)")
 NONPRIVATE_COMPONENTS = 100
 RIDGE_ALPHAS = np.logspace(-3, 3, 7)
@@ -117,6 +124,10 @@ def methods(population, quick):
         # default gamma is then 1 / data_norm^2, the kernel scale of that ball).
         Method(DEFAULT, ldp(data_norm=population.data_norm)),
         Method(
+            RANDOM_FEATURES,
+            ldp(linear_features=False, data_norm=population.data_norm),
+        ),
+        Method(
             LINEAR_FEATURES,
             ldp(linear_features=True, data_norm=population.data_norm),
         ),
@@ -156,7 +167,11 @@ def table(aggregated):
 def notes(table, run):
     times, time_columns = time_table(table, NP_REFERENCE)
     time_columns = [c for c in time_columns if c != "trivial"]
-    ldp_table = [r for r in table if r["method"] in (DEFAULT, "paper")]
+    ldp_table = [
+        r
+        for r in table
+        if r["method"] in (DEFAULT, RANDOM_FEATURES, LINEAR_FEATURES, "paper")
+    ]
     components, component_columns = pivot(ldp_table, "m")
     fallback, fallback_columns = pivot(ldp_table, "constant chosen")
     krr_users = QUICK_KRR_USERS if run.quick else KRR_USERS
@@ -185,16 +200,23 @@ Populations:
 {described}
 
 Columns: `{DEFAULT}` = library default with data_norm (analytic calibration,
-n_components='auto' = floor(3 n^(1/3) sigma_x^(-4/3)), alpha='auto',
-fit_intercept=True, fallback to the noisy mean of y when the 5-fold held-out
-squared risk on the reports says so); `paper` = calibration='paper' (eps/2,
+linear_features='auto': the m = floor(3 n^(1/3) sigma_x^(-4/3)) noise-aware
+random features when m times the rbf kernel's degree-2 eigenvalue (public
+reference law, `rbf_quadratic_eigenvalue`) is at least 1, else plain (x, y)
+reports (m = 0 below); alpha='auto', fit_intercept=True, fallback to the
+noisy mean of y when the 5-fold held-out squared risk on the reports says
+so, or when n <= (sigma_x sigma_y / (feature bound * y_bound))^2, where no
+model is predicted to beat the trivial predictor: a planned population that
+small spends the budget on y, y_noise_ratio = 0.1, in every private mode with
+n_components='auto' and the analytic calibration); `{RANDOM_FEATURES}` = the
+same with linear_features=False (the default before the 'auto' rule: random
+features only, n_components='auto'); `paper` = calibration='paper' (eps/2,
 delta/2 per part, classic formula; n_components = sqrt(d n) eps capped at
 300; the same server); `{LINEAR_FEATURES}` = KernelRidgeLDP(linear_features=True,
 data_norm = the public bound): users also send x / data_norm (feature norm
 sqrt(3) instead of sqrt(2)), the server chooses on held-out reports between
 ridge on every feature, ridge on the x block alone and the noisy mean (not
-the default: it helps targets with a linear part, and costs noise on the
-random features; not part of the `check`); `{NP_REFERENCE}` = non-private
+part of the `check`); `{NP_REFERENCE}` = non-private
 RBFSampler({NONPRIVATE_COMPONENTS} features, gamma = 1/d) + RidgeCV(alphas
 10^-3..10^3); `KernelRidge ({krr_users} users)` = non-private exact
 KernelRidge on the first {krr_users} users, alpha by 3-fold GridSearchCV;
@@ -203,7 +225,7 @@ same RFF + RidgeCV pipeline on Gaussian reports of (x, y) (same eps and
 delta); `debiased LS (linear)` = GaussianLeastSquares (debiased linear least
 squares on those reports, ridge 2 sigma^2 sqrt(p/n)).
 
-## Random features m used by the private modes
+## Random features m used by the private modes (0: plain (x, y) reports)
 
 {format_table(components, component_columns)}
 

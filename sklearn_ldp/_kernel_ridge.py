@@ -11,6 +11,9 @@ whatever ``n``; the same sums from a report stream, Dask partitions or
 cone and solves a ridge system in the random-feature space. From the same per-fold sums it checks,
 on held-out reports, that the model predicts better than the noisy mean of
 ``y`` (ALGORITHMS.md section 7), and falls back to that mean otherwise.
+What users send (random features, plain ``(x, y)``, or a budget spent on
+``y`` when no model can be learned) is chosen from public quantities before
+they report (``linear_features='auto'``).
 """
 
 import math
@@ -65,6 +68,15 @@ LINEAR_ALPHAS = np.logspace(-4, 2, 7)
 #: ``alpha='auto'`` with fewer than two users (no fold can be held out).
 _FALLBACK_ALPHA = 0.1
 
+#: ``y_noise_ratio`` of the reports (the target's noise over the features',
+#: in units of their sensitivities) when the planned population is too small
+#: for any model of the features (:func:`min_users_for_a_model`). The joint
+#: analytic calibration gives ``sigma_y^2`` proportional to ``1 + r^2``
+#: (1 + 1 = 2 at the balanced ``r = 1``): at 0.1 the noisy mean's variance is
+#: 0.505 of the balanced one, within 1% of sending ``y`` alone, and ``x``
+#: keeps a lattice step far below its noise.
+TARGET_ONLY_NOISE_RATIO = 0.1
+
 #: Tag of the public feature seed derived from an integer ``random_state``
 #: (:func:`~sklearn_ldp.utils.public_seed`): the public frequencies never
 #: share a random stream with the users' noise.
@@ -110,6 +122,95 @@ def noise_aware_n_components(n_users, sigma_x):
     return int(min(max(m, 2), MAX_AUTO_COMPONENTS))
 
 
+def rbf_quadratic_eigenvalue(n_features, gamma, data_norm):
+    """Eigenvalue of the rbf kernel's degree-2 directions under a public reference law.
+
+    The reference: ``x ~ N(0, data_norm^2 / n_features I)``, records spread
+    in every direction with ``E ||x||^2 = data_norm^2`` (at the declared
+    bound on average, the most spread the bound allows). Under it the
+    kernel ``exp(-gamma ||x - x'||^2)`` has closed-form eigenvalues
+    (Mehler's formula; Rasmussen and Williams 2006, section 4.3.1): per
+    coordinate ``lambda_k = sqrt(2 a / A) B^k`` with ``a = 1 / (4 s^2)``,
+    ``s^2 = data_norm^2 / n_features``, ``c = sqrt(a^2 + 2 a gamma)``,
+    ``A = a + gamma + c`` and ``B = gamma / A``; a direction of total degree
+    ``k`` (a Hermite product) has ``lambda_0^(n_features) B^k``. The
+    constant (``k = 0``) is the intercept's, ``k = 1`` are the linear
+    functions of ``x`` and ``k = 2`` the first non-linear ones: this
+    function returns ``lambda_0^(n_features) B^2``. A model with an
+    intercept sees the centred kernel: its degree-2 eigenvalues are at least
+    this one (the products of two coordinates are orthogonal to the
+    constant and keep it exactly; centring raises the others, by
+    interlacing), so a rule built on it errs towards plain reports.
+
+    Examples
+    --------
+    >>> from sklearn_ldp._kernel_ridge import rbf_quadratic_eigenvalue
+    >>> round(rbf_quadratic_eigenvalue(1, 1.0, 1.0), 4)
+    0.125
+    >>> round(1 / rbf_quadratic_eigenvalue(5, 1.0, 1.0), 1)
+    69.2
+    """
+    variance = float(data_norm) ** 2 / n_features
+    a = 1.0 / (4.0 * variance)
+    c = math.sqrt(a * a + 2.0 * a * gamma)
+    big_a = a + gamma + c
+    return math.sqrt(2.0 * a / big_a) ** n_features * (gamma / big_a) ** 2
+
+
+def random_features_resolve_nonlinearity(n_features, n_components, gamma, data_norm):
+    """Whether ``m`` noise-aware random features can see beyond the linear functions.
+
+    :func:`noise_aware_n_components` stops at the ``m`` where a feature's
+    share ``1 / m`` of the random features' signal (``E ||phi(x)||^2 = 1``)
+    meets the noise of the debiased Gram matrix: a kernel direction whose
+    eigenvalue is below ``1 / m`` is below the noise the reports carry.
+    The first directions the kernel adds to a linear model are of degree 2
+    (:func:`rbf_quadratic_eigenvalue`, under the most spread reference law
+    the public bound allows). If ``rbf_quadratic_eigenvalue * m < 1`` the
+    random features resolve at most the linear functions of ``x``, which
+    plain ``(x, y)`` reports carry with less noise (norm bound 1 instead of
+    ``sqrt(2)`` per unit of ``data_norm``, ``n_features`` numbers instead
+    of ``m``).
+
+    Examples
+    --------
+    >>> from sklearn_ldp._kernel_ridge import random_features_resolve_nonlinearity
+    >>> random_features_resolve_nonlinearity(1, 10, 1.0, 1.0)
+    True
+    >>> random_features_resolve_nonlinearity(5, 44, 1.0, 1.0)
+    False
+    """
+    eigenvalue = rbf_quadratic_eigenvalue(n_features, gamma, data_norm)
+    return n_components * eigenvalue >= 1.0
+
+
+def min_users_for_a_model(sigma_x, sigma_y, feature_norm, y_bound):
+    """Reports below which no model of the features is predicted to beat a constant.
+
+    The most favourable model for the reports is one coefficient on a
+    single feature direction that carries the whole public norm bound
+    ``B = feature_norm`` and explains all of ``y``. Its debiased least-squares
+    estimate from ``n`` reports with feature noise ``sigma_x`` and target
+    noise ``sigma_y`` has variance about ``sigma_x^2 sigma_y^2 / (n B^4)``
+    (the noise terms dominate the reports), hence excess squared risk
+    ``sigma_x^2 sigma_y^2 / (n B^2)``. The trivial predictor's risk is
+    ``Var(y) <= y_bound^2``. With ``n <= (sigma_x sigma_y / (B y_bound))^2``
+    even that model's predicted error exceeds the trivial predictor's, so
+    the server uses the intercept-only model (issue 16: never a model whose
+    predicted error exceeds the trivial predictor's). Every quantity is
+    public; for the Gaussian record mechanism ``sigma_x / B = sigma_y /
+    y_bound``, so the bound is the fourth power of the noise per unit of
+    bound.
+
+    Examples
+    --------
+    >>> from sklearn_ldp._kernel_ridge import min_users_for_a_model
+    >>> min_users_for_a_model(10.0, 10.0, 1.0, 1.0)
+    10000.0
+    """
+    return float((sigma_x * sigma_y / (feature_norm * y_bound)) ** 2)
+
+
 class KernelRidgeLDP(
     PublicFeatureMapMixin,
     LDPRegressorMixin,
@@ -122,7 +223,10 @@ class KernelRidgeLDP(
     Each user sends its random Fourier features and its target with
     Gaussian noise, once; the server fits ridge regression in the
     random-feature space from debiased sufficient statistics (seed 003,
-    Algorithm 4). Each sample ``(x_i, y_i)`` is (epsilon, delta)-LDP.
+    Algorithm 4). Each sample ``(x_i, y_i)`` is (epsilon, delta)-LDP. With
+    a declared ``data_norm``, where the random features the budget allows
+    could resolve no more than a linear function of ``x``, users send plain
+    ``(x, y)`` instead (``linear_features='auto'``, see Notes).
 
     The fitted model minimizes, over ``w`` in ``R^m`` (and an unpenalized
     intercept ``b``), an unbiased estimate of
@@ -186,9 +290,13 @@ class KernelRidgeLDP(
         Number of random features ``m``. ``'auto'``:
         ``floor(3 n_users^(1/3) sigma_x^(-4/3))`` (:func:`noise_aware_n_components`,
         where the debiased Gram's noise reaches the features' signal), at
-        most :data:`MAX_AUTO_COMPONENTS`; with ``calibration='paper'`` the
+        most :data:`MAX_AUTO_COMPONENTS`, or 0 when ``linear_features='auto'``
+        chooses plain ``(x, y)`` reports; with ``calibration='paper'`` the
         seed's ``ceil(sqrt(n_features * n_users) * epsilon)``, which the
-        benchmark found far too large (each feature adds noise).
+        benchmark found far too large (each feature adds noise). ``0``: no
+        random feature, users send plain ``(x, y)`` reports (``x`` clipped to
+        ``data_norm``; needs ``data_norm`` and ``linear_features`` True or
+        ``'auto'``): the model is debiased ridge on ``x``.
     n_users : int or None, default=None
         Public size of the population the protocol is planned for, used by
         ``n_components='auto'``. The number of features (the random feature
@@ -204,20 +312,28 @@ class KernelRidgeLDP(
     data_norm : float or None, default=None
         Optional public l2 bound users clip ``x`` to before the feature map.
         ``None``: no clipping (the features are bounded for every ``x``).
-    linear_features : bool, default=False
-        Users also send ``x / data_norm`` (needs ``data_norm``): the map is
+    linear_features : bool or 'auto', default='auto'
+        What users send, decided before they report from public quantities.
+        ``True``: ``x / data_norm`` next to the random features (needs
+        ``data_norm``): the map is
         :class:`~sklearn_ldp.randomizers.LinearAndFourierFeatures`
         (``[x / data_norm, phi(x)]``, norm at most ``sqrt(3)`` instead of
         ``sqrt(2)``, so every coordinate carries 1.22 times the noise), and
         the server chooses on held-out reports between the ridge model on
         every feature, ridge on the ``x`` block alone (penalties
-        :data:`LINEAR_ALPHAS`) and the intercept-only model. Measured
-        (``docs/estimators/kernel_ridge.rst``): far better where the target
-        has a strong linear part in several dimensions (the benchmark's
-        5-feature populations), worse on a smooth one-dimensional target
-        (``sin(2 x)``), where the random features alone do better with their
-        smaller noise; the better choice depends on the target, which is
-        not public, so it is off by default.
+        :data:`LINEAR_ALPHAS`) and the intercept-only model; with
+        ``n_components=0`` plain ``(x, y)`` reports. ``False``: the random
+        features alone. ``'auto'`` (with ``n_components='auto'``, a declared
+        ``data_norm``, the rbf kernel and ``calibration='analytic'``): the
+        ``m`` noise-aware random features when they can resolve the
+        kernel's first non-linear directions
+        (:func:`random_features_resolve_nonlinearity`: ``m`` times the
+        degree-2 eigenvalue of the kernel, :func:`rbf_quadratic_eigenvalue`,
+        is at least 1), else plain ``(x, y)`` reports (see Notes);
+        otherwise as ``False`` (with an int ``n_components``: plain reports
+        only for ``n_components=0``). Public: the choice depends on
+        ``n_features``, ``n_users``, ``epsilon``, ``delta``, the bounds,
+        ``kernel`` and ``gamma``, never on data.
     calibration : {'analytic', 'paper'}, default='analytic'
         ``'analytic'``: one jointly calibrated Gaussian mechanism for
         ``(phi(x), y)``. ``'paper'``: ``(epsilon/2, delta/2)`` for each part
@@ -232,15 +348,22 @@ class KernelRidgeLDP(
     ----------
     coef_ : ndarray of shape (`n_components_`,) or (n_features + `n_components_`,)
         Weights of the released features (the ``x / data_norm`` block first
-        with ``linear_features``; zeros when the constant is chosen).
+        with ``linear_features``; the weights of the clipped ``x`` with plain
+        reports, ``n_components_ == 0``; zeros when the constant is chosen).
     intercept_ : float
         The intercept ``b`` (0 without ``fit_intercept``).
     n_components_ : int
-        Number of random features used.
-    random_features_ : RandomFourierFeatures or LinearAndFourierFeatures
-        The public feature map (rebuilt from the reports' configuration).
+        Number of random features used (0: plain ``(x, y)`` reports).
+    random_features_ : RandomFourierFeatures, LinearAndFourierFeatures or None
+        The public feature map (rebuilt from the reports' configuration);
+        None with plain reports.
     linear_features_ : bool
-        Whether the reports carry the ``x / data_norm`` block.
+        Whether the reports carry ``x`` (the ``x / data_norm`` block, or
+        plain ``x`` when ``n_components_ == 0``): with
+        ``linear_features='auto'``, what the public rule chose.
+    min_users_for_a_model_ : float
+        :func:`min_users_for_a_model` of the reports' noise: with at most
+        this many reports the intercept-only model is used.
     sigma_x_, sigma_y_ : float
         Standard deviations of the noise on the features and on ``y``.
     n_reports_ : int
@@ -263,7 +386,9 @@ class KernelRidgeLDP(
         ``split_risks``, ``rank``, ``selected``
         (:func:`~sklearn_ldp.aggregation.select_candidate`), and
         ``signal_p_value`` (the chi-square test of "``y`` uncorrelated with
-        the features" that keeps the constant above 0.05).
+        the features" that keeps the constant above 0.05), and
+        ``models_estimable`` (False when ``n_reports_`` is at most
+        `min_users_for_a_model_`: the constant is then selected).
     privacy_epsilon_, privacy_delta_ : float
         The per-user guarantee of the reports.
     n_reports_rejected_ : int
@@ -295,6 +420,45 @@ class KernelRidgeLDP(
     library uses ``sqrt(2/m) cos(s^T x + b)``, which approximates ``k``, and
     calibrates for its norm bound ``sqrt(2)``. The two differ only by a
     rescaling of ``alpha`` (the noise scales with the bound).
+
+    What users send (``linear_features='auto'``, issue 16: public choices
+    minimize a predicted error). With the joint analytic calibration the
+    noise per unit of bound is the same for every choice,
+    ``u = sigma_y / y_bound = sigma_x / B`` (``B``: 1 per unit of
+    ``data_norm`` for plain ``x``, ``sqrt(2)`` for the random features,
+    ``sqrt(3)`` for both, so ``x / data_norm`` gets noise variance
+    ``u^2`` per coordinate and a random feature ``2 u^2``), and the choices
+    differ in what they can resolve:
+
+    1. Random features cost ``m`` noisy numbers whose Gram matrix the
+       server debiases; :func:`noise_aware_n_components` keeps the ``m``
+       at which a feature's share ``1 / m`` of the signal meets that noise,
+       so kernel directions with eigenvalue below ``1 / m`` are invisible.
+       For the rbf kernel the directions after the linear ones are of
+       degree 2, with eigenvalue :func:`rbf_quadratic_eigenvalue` (closed
+       form under the most spread law the bound allows). When
+       ``m * eigenvalue < 1`` the random features can at best resolve the
+       linear part of the target, which plain ``x`` carries with half the
+       noise variance in ``n_features`` numbers instead of ``m`` (the
+       linear directions' eigenvalues are of the same order in both): users
+       send plain ``(x, y)``, the reports
+       of debiased least squares, and the server's ridge on them is that
+       baseline with a penalty chosen on held-out reports. Otherwise the
+       random features alone: ``linear_features=True`` adds the linear
+       block the random features already resolve, at 1.5 times their
+       noise variance. In ``d = 5`` dimensions in the unit ball (``gamma =
+       1 / data_norm^2``) the random features need ``m >= 70``
+       (``n >= 8 x 10^5`` users at ``epsilon = 8``, ``delta = 10^-7``), in
+       one dimension ``m >= 8``.
+    2. Below :func:`min_users_for_a_model` (``n <= u^4`` users) no model of
+       the features is predicted to beat the trivial predictor: the budget
+       goes to ``y`` (``y_noise_ratio`` :data:`TARGET_ONLY_NOISE_RATIO`,
+       halving the noisy mean's variance) and the server returns the
+       noisy mean. A noisy mean shrunk towards the centre of
+       ``[-y_bound, y_bound]`` by its known variance
+       (``(1 - s^2 / vbar^2)_+ vbar``) was measured and not kept: its risk
+       is ``0.33 s^2`` at a true mean 0 but ``1.45 s^2`` at ``2 s``, and in
+       the benchmark it moved no cell by more than 0.01 of R^2.
 
     Privacy. The client is a
     :class:`~sklearn_ldp.randomizers.GaussianRecordRandomizer` with the
@@ -332,13 +496,13 @@ class KernelRidgeLDP(
         "kernel": [StrOptions(set(KERNELS))],
         "gamma": [Interval(Real, 0, None, closed="neither"), None],
         "n_components": [
-            Interval(Integral, 1, None, closed="left"),
+            Interval(Integral, 0, None, closed="left"),
             StrOptions({"auto"}),
         ],
         "n_users": [Interval(Integral, 1, None, closed="left"), None],
         "y_bound": [Interval(Real, 0, None, closed="neither")],
         "data_norm": [Interval(Real, 0, None, closed="neither"), None],
-        "linear_features": ["boolean"],
+        "linear_features": ["boolean", StrOptions({"auto"})],
         "calibration": [StrOptions({"analytic", "paper"})],
     }
 
@@ -355,7 +519,7 @@ class KernelRidgeLDP(
         n_users=None,
         y_bound=1.0,
         data_norm=None,
-        linear_features=False,
+        linear_features="auto",
         calibration="analytic",
         random_state=None,
     ):
@@ -376,26 +540,57 @@ class KernelRidgeLDP(
     def _build_randomizer(self, n_features, n_users, seed):
         self._validate_params()
         planned = self.n_users if self.n_users is not None else n_users
-        if self.n_components == "auto":
-            if planned is None:
+        linear = self._uses_linear_features()
+        if self.n_components != "auto":
+            if linear == "auto":
+                linear = self.n_components == 0
+            if self.n_components == 0 and not linear:
                 raise ValueError(
-                    "n_components='auto' is chosen from the public population "
-                    "size: set n_users (or pass it to make_randomizer), or give "
-                    "an int n_components."
+                    "n_components=0 sends no random feature: users send plain "
+                    "(x, y) reports, which needs a public data_norm and "
+                    "linear_features=True or 'auto'."
                 )
-            if self.calibration == "paper":
-                n_components = auto_n_components(n_features, planned, self.epsilon)
-            else:
-                # sigma_x does not depend on m (the feature norm bound is
-                # sqrt(2) for every m): read it off a one-feature randomizer.
-                probe = self._randomizer_with(n_features, 1, planned, seed)
-                n_components = noise_aware_n_components(planned, probe.sigma_x)
-        else:
-            n_components, planned = self.n_components, None
-        return self._randomizer_with(n_features, n_components, planned, seed)
+            return self._randomizer_with(
+                n_features, self.n_components, None, seed, linear
+            )
+        if planned is None:
+            raise ValueError(
+                "n_components='auto' is chosen from the public population "
+                "size: set n_users (or pass it to make_randomizer), or give "
+                "an int n_components."
+            )
+        if self.calibration == "paper":
+            n_components = auto_n_components(n_features, planned, self.epsilon)
+            return self._randomizer_with(n_features, n_components, planned, seed, False)
+        # sigma_x does not depend on m (the feature norm bound is sqrt(2), or
+        # sqrt(3) with the x block, for every m): read it off a one-feature
+        # randomizer.
+        probe = self._randomizer_with(n_features, 1, planned, seed, linear is True)
+        n_components = noise_aware_n_components(planned, probe.sigma_x)
+        if linear == "auto":
+            gamma = self._kernel_gamma()
+            linear = self.kernel == "rbf" and not random_features_resolve_nonlinearity(
+                n_features, n_components, gamma, self.data_norm
+            )
+            if linear:
+                n_components = 0  # plain (x, y) reports
+        y_noise_ratio = 1.0
+        if planned <= min_users_for_a_model(
+            probe.sigma_x, probe.sigma_y, probe.feature_norm, self.y_bound
+        ):
+            # No model of the features is predicted to beat a constant: the
+            # budget goes to y, whose noisy mean is then all the server uses.
+            y_noise_ratio = TARGET_ONLY_NOISE_RATIO
+        return self._randomizer_with(
+            n_features, n_components, planned, seed, linear, y_noise_ratio
+        )
 
     def _uses_linear_features(self):
-        """Whether users send ``x / data_norm`` next to their random features."""
+        """Whether users send ``x / data_norm``: True, False or 'auto' (decided with m)."""
+        if self.linear_features == "auto":
+            if self.data_norm is None or self.calibration == "paper":
+                return False
+            return "auto"
         if self.linear_features and self.data_norm is None:
             raise ValueError(
                 "linear_features=True sends x / data_norm next to the random "
@@ -424,9 +619,23 @@ class KernelRidgeLDP(
             return self.gamma
         return 1.0 / float(self.data_norm) ** 2
 
-    def _randomizer_with(self, n_features, n_components, planned, seed):
+    def _randomizer_with(
+        self, n_features, n_components, planned, seed, linear, y_noise_ratio=1.0
+    ):
         fourier = {"kernel": self.kernel, "gamma": self._kernel_gamma(), "seed": seed}
-        if self._uses_linear_features():
+        if linear and n_components == 0:
+            # Plain (x, y) reports: x clipped to data_norm, no feature map.
+            return GaussianRecordRandomizer(
+                n_features,
+                epsilon=self.epsilon,
+                delta=self.delta,
+                data_norm=self.data_norm,
+                y_bound=self.y_bound,
+                calibration=self.calibration,
+                y_noise_ratio=y_noise_ratio,
+                n_users=planned,
+            )
+        if linear:
             features = LinearAndFourierFeatures(
                 n_features, n_components, input_scale=1.0 / self.data_norm, **fourier
             )
@@ -441,6 +650,7 @@ class KernelRidgeLDP(
             feature_map=features,
             feature_norm=features.norm_bound,
             calibration=self.calibration,
+            y_noise_ratio=y_noise_ratio,
             n_users=planned,
         )
 
@@ -520,8 +730,10 @@ class KernelRidgeLDP(
         self._randomizer, self._noise = randomizer, noise
         self.random_features_ = randomizer.feature_map
         fourier = getattr(randomizer.feature_map, "fourier", randomizer.feature_map)
-        self.n_components_ = fourier.n_components
-        # Leading coordinates of each report that are x / data_norm.
+        # No feature map: plain (x, y) reports, x clipped to data_norm.
+        self.n_components_ = 0 if fourier is None else fourier.n_components
+        # Leading coordinates of each report that are x (scaled by 1 / data_norm
+        # next to random features).
         self._n_linear = randomizer.n_released - self.n_components_
         self.linear_features_ = self._n_linear > 0
         if aggregate is None:
@@ -529,6 +741,9 @@ class KernelRidgeLDP(
         self._aggregate, self._n_positions = aggregate, int(n_positions)
         self.sigma_x_ = randomizer.sigma_x
         self.sigma_y_ = randomizer.sigma_y
+        self.min_users_for_a_model_ = min_users_for_a_model(
+            self.sigma_x_, self.sigma_y_, randomizer.feature_norm, randomizer.y_bound
+        )
         self.privacy_epsilon_ = float(randomizer.epsilon)
         self.privacy_delta_ = float(randomizer.delta)
 
@@ -569,8 +784,14 @@ class KernelRidgeLDP(
         folded = StreamedFoldedMoments(
             statistics, sigma_x=self.sigma_x_, sigma_t=self.sigma_y_
         )
+        # With plain (x, y) reports the model on every feature is the linear
+        # one: no separate x-block candidates.
         W, self.selected_model_, self.cv_results_ = _model_or_constant(
-            folded, self.alpha_, self.fit_intercept, self._n_linear
+            folded,
+            self.alpha_,
+            self.fit_intercept,
+            self._n_linear if self.n_components_ else 0,
+            estimable=statistics.n > self.min_users_for_a_model_,
         )
         self.coef_ = W[:-1, 0].copy()
         self.intercept_ = float(W[-1, 0])
@@ -587,7 +808,7 @@ class KernelRidgeLDP(
         return ldp_tags(super().__sklearn_tags__())
 
 
-def _model_or_constant(folded, alpha, fit_intercept, n_linear=0):
+def _model_or_constant(folded, alpha, fit_intercept, n_linear=0, estimable=True):
     """The ridge model at ``alpha``, the linear part alone, or the intercept-only model.
 
     :func:`~sklearn_ldp.aggregation._ridge.select_model_or_constant` with
@@ -626,6 +847,10 @@ def _model_or_constant(folded, alpha, fit_intercept, n_linear=0):
     chosen, candidates, cv_results = select_model_or_constant(
         folded, models, fit_intercept
     )
+    cv_results["models_estimable"] = bool(estimable)
+    if not estimable:
+        chosen = len(candidates) - 1
+        cv_results["selected"] = np.arange(len(candidates)) == chosen
     everything = folded.moments(np.arange(folded.n_folds))
     return candidates[chosen].fit(everything), candidates[chosen].name, cv_results
 

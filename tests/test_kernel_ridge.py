@@ -17,8 +17,12 @@ import sklearn_ldp.randomizers._gaussian as gaussian_module
 from sklearn_ldp import KernelRidgeLDP
 from sklearn_ldp._kernel_ridge import (
     MAX_AUTO_COMPONENTS,
+    TARGET_ONLY_NOISE_RATIO,
     auto_n_components,
+    min_users_for_a_model,
     noise_aware_n_components,
+    random_features_resolve_nonlinearity,
+    rbf_quadratic_eigenvalue,
 )
 from sklearn_ldp.randomizers import (
     FOURIER_FEATURE_NORM,
@@ -437,3 +441,159 @@ def test_default_gamma_is_the_kernel_scale_of_the_declared_ball(params, expected
     reports = randomizer.randomize(X, y, random_state=1)
     fitted = clone(estimator).fit_reports(reports)  # the same public map
     assert fitted.predict(X).shape == (200,)
+
+
+# ------------------------------------------ the public collection rule (issue 16)
+
+
+def _config_of(n_features, n_users, **params):
+    randomizer = KernelRidgeLDP(random_state=0, **params).make_randomizer(
+        n_features, n_users=n_users
+    )
+    return randomizer, randomizer.get_config()
+
+
+@pytest.mark.parametrize(
+    "n_features, n_users, epsilon, data_norm",
+    [(5, 200_000, 8.0, 1.0), (5, 20_000, 0.5, 2.0), (1, 75_000, 8.0, 2.0)],
+)
+def test_auto_collection_follows_the_public_rule(
+    n_features, n_users, epsilon, data_norm
+):
+    """``linear_features='auto'`` is decided by (n_features, n_users, epsilon,
+    delta, bounds, kernel, gamma) alone: random features when the noise-aware
+    ``m`` times the kernel's degree-2 eigenvalue reaches 1, else plain (x, y)."""
+    params = dict(epsilon=epsilon, delta=1e-7, data_norm=data_norm)
+    randomizer, config = _config_of(n_features, n_users, **params)
+    rff = KernelRidgeLDP(linear_features=False, **params)
+    m = rff.make_randomizer(n_features, n_users=n_users).feature_map.n_components
+    gamma = 1.0 / data_norm**2
+    keep_features = m * rbf_quadratic_eigenvalue(n_features, gamma, data_norm) >= 1
+    assert keep_features == random_features_resolve_nonlinearity(
+        n_features, m, gamma, data_norm
+    )
+    if keep_features:
+        assert config["feature_map"]["map"] == "random_fourier_features"
+        assert config["feature_map"]["n_components"] == m
+    else:
+        # Plain (x, y) reports: x clipped to data_norm, norm bound data_norm.
+        assert "feature_map" not in config or not config["feature_map"]
+        assert randomizer.n_released == n_features
+        assert randomizer.feature_norm == data_norm
+    # The choice never looks at data: two unrelated data sets of the same
+    # shape get the same collection.
+    rng = np.random.default_rng(0)
+    fitted = []
+    for scale in (0.1, 1.0):
+        X = rng.uniform(-scale, scale, (2000, n_features)) / np.sqrt(n_features)
+        y = rng.uniform(-1, 1, 2000)
+        fitted.append(
+            KernelRidgeLDP(random_state=0, n_users=n_users, **params).fit(X, y)
+        )
+    for est in fitted:
+        assert est.linear_features_ == (not keep_features)
+        assert est.n_components_ == (m if keep_features else 0)
+
+
+def test_expected_choices_of_the_rule():
+    # d = 5 in the unit ball: 1 / eigenvalue = 69 random features are needed.
+    assert 1.0 / rbf_quadratic_eigenvalue(5, 1.0, 1.0) == pytest.approx(69.2, abs=0.1)
+    assert not random_features_resolve_nonlinearity(5, 44, 1.0, 1.0)
+    assert random_features_resolve_nonlinearity(5, 70, 1.0, 1.0)
+    # d = 1: a handful suffice.
+    assert random_features_resolve_nonlinearity(1, 8, 1.0, 1.0)
+    # The rule applies to the rbf kernel with a declared bound and the
+    # analytic calibration; otherwise random features only, as before.
+    for params in (
+        {},
+        {"data_norm": 1.0, "kernel": "laplacian"},
+        {"data_norm": 1.0, "calibration": "paper"},
+        {"data_norm": 1.0, "n_components": 12},
+    ):
+        _, config = _config_of(5, 200_000, epsilon=8.0, **params)
+        assert config["feature_map"]["map"] == "random_fourier_features"
+    # Plain reports on request, and only with the bound they need.
+    randomizer, _ = _config_of(5, 1000, data_norm=1.0, n_components=0)
+    assert randomizer.n_released == 5
+    with pytest.raises(ValueError, match="plain"):
+        _config_of(5, 1000, n_components=0)
+    with pytest.raises(ValueError, match="plain"):
+        _config_of(5, 1000, data_norm=1.0, n_components=0, linear_features=False)
+
+
+def test_rbf_quadratic_eigenvalue_matches_the_kernel_matrix():
+    """Mehler's closed form against the spectrum of the centred kernel matrix
+    of N draws from the reference law. A product of two different
+    coordinates is orthogonal to the constant: its eigenvalue is exactly the
+    closed form; centring (the intercept) raises the even degree-2 ones
+    (interlacing), so the closed form is a lower bound for them. The sample
+    eigenvalues of ``K / N`` err by about ``lambda sqrt(2 / N)`` (4.5% at
+    N = 1000): 15% is over three of those standard deviations."""
+    rng = np.random.default_rng(0)
+    N = 1000
+    for n_features, gamma, data_norm in [(1, 1.0, 1.0), (2, 0.5, 1.5)]:
+        X = rng.normal(0.0, data_norm / np.sqrt(n_features), (N, n_features))
+        K = np.exp(-gamma * ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1))
+        H = np.eye(N) - 1.0 / N
+        spectrum = np.sort(np.linalg.eigvalsh(H @ K @ H / N))[::-1]
+        # Degree 1: n_features eigenvalues, then degree 2: n(n+1)/2 of them.
+        stop = n_features + n_features * (n_features + 1) // 2
+        quadratic = spectrum[n_features:stop]
+        expected = rbf_quadratic_eigenvalue(n_features, gamma, data_norm)
+        assert np.all(quadratic >= expected * 0.85)
+        if n_features > 1:
+            assert_allclose(quadratic.min(), expected, rtol=0.15)
+
+
+def test_no_model_below_the_estimable_population():
+    """With ``n <= (sigma_x sigma_y / (B y_bound))^2`` the constant is used
+    even where the reports show a strong signal (its predicted error is the
+    trivial predictor's; any model's is larger); above it the model is free."""
+    X, y = _linear_target(8_000, 0)
+    low = KernelRidgeLDP(epsilon=1.0, delta=1e-7, data_norm=1.0, random_state=0)
+    low.fit(X, y)
+    assert low.min_users_for_a_model_ == pytest.approx(
+        (low.sigma_x_ * low.sigma_y_ / (1.0 * 1.0)) ** 2
+    )
+    assert low.min_users_for_a_model_ > len(X)
+    assert low.selected_model_ == "constant"
+    assert not low.cv_results_["models_estimable"]
+    assert low.cv_results_["selected"].tolist()[-1]
+    X, y = _linear_target(50_000, 0)
+    high = KernelRidgeLDP(epsilon=8.0, delta=1e-7, data_norm=1.0, random_state=0)
+    high.fit(X, y)
+    assert high.min_users_for_a_model_ < len(X)
+    assert high.cv_results_["models_estimable"]
+    assert high.selected_model_ == "model"
+
+
+def test_too_few_users_for_any_model_spend_the_budget_on_y():
+    """Planned ``n <= (sigma_x sigma_y / (B y_bound))^2`` (read off the balanced
+    calibration, public): the reports are calibrated with ``y_noise_ratio =
+    TARGET_ONLY_NOISE_RATIO`` and the noisy mean's variance is
+    ``(1 + r^2) / 2`` of the balanced one; above that population, balanced."""
+    params = dict(epsilon=0.5, delta=1e-7, data_norm=1.0, random_state=0)
+    balanced = KernelRidgeLDP(n_components=0, **params).make_randomizer(5, n_users=10)
+    threshold = min_users_for_a_model(
+        balanced.sigma_x, balanced.sigma_y, balanced.feature_norm, 1.0
+    )
+    # The rule reads the noise off a one-random-feature probe, whose lattice
+    # differs by under 0.4% per standard deviation (under 2% on the threshold).
+    small = KernelRidgeLDP(**params).make_randomizer(5, n_users=int(0.95 * threshold))
+    large = KernelRidgeLDP(**params).make_randomizer(5, n_users=int(1.05 * threshold))
+    assert small.y_noise_ratio == TARGET_ONLY_NOISE_RATIO
+    assert large.y_noise_ratio == 1.0
+    # The reports' configuration carries the resulting noise levels.
+    assert small.get_config()["sigma_y"] == small.sigma_y
+    ratio = TARGET_ONLY_NOISE_RATIO
+    # The lattice adds under 0.4% to each standard deviation.
+    assert (small.sigma_y / balanced.sigma_y) ** 2 == pytest.approx(
+        (1 + ratio**2) / 2, rel=0.01
+    )
+    assert large.sigma_y == pytest.approx(balanced.sigma_y)
+    # The server then uses the noisy mean of y.
+    X, y = _linear_target(20_000, 0)
+    est = KernelRidgeLDP(**params).fit(X, y)
+    assert est.sigma_y_ == pytest.approx(small.sigma_y)
+    assert est.selected_model_ == "constant"
+    assert np.all(est.coef_ == 0.0)
