@@ -26,10 +26,15 @@ and keeps the candidate that is best *on the clean training records*
 (held-out squared risk computed exactly from the clean moments for
 regression; accuracy on ``SELECTION_USERS`` clean training users for
 classification, with the threshold along the chosen direction also set on
-them for two classes). Each oracle sees the very reports its estimator saw:
-the estimator's randomizer (``make_randomizer``, public) is run with the
-estimator's ``random_state``, which replays its reports.
+them for two classes). The known-covariance oracle is also computed on the
+very reports its estimator saw: the estimator's randomizer
+(``make_randomizer``, public) run with the estimator's ``random_state``
+replays them. As one draw of the reports is one noisy draw of an oracle,
+the oracles' metrics are their means over draws of the two moments from
+their law given the clean records (:func:`noisy_moments`).
 """
+
+from functools import partial
 
 import numpy as np
 from sklearn.metrics import r2_score
@@ -51,6 +56,13 @@ ORACLES = {
 }
 #: Clean training users on which a classifier oracle picks its candidate.
 SELECTION_USERS = 200_000
+#: Draws of the reports' moments (given the data) per call: the oracles'
+#: expected metric over the reports' noise.
+NOISE_DRAWS = 10
+#: Clean training users on which the oracle of one draw picks its candidate.
+DRAW_SELECTION_USERS = 50_000
+#: Tag of the oracles' noise stream (not the users' noise, not the data's).
+NOISE_STREAM_TAG = 0x0AC1E
 #: Ridge penalties, in units of the mean eigenvalue of the clean covariance.
 RIDGE_FACTORS = np.concatenate([[0.0], np.logspace(-6, 4, 31)])
 #: l1 radii (sparse estimators), in units of the l1 norm of the clean
@@ -58,6 +70,9 @@ RIDGE_FACTORS = np.concatenate([[0.0], np.logspace(-6, 4, 31)])
 L1_FACTORS = 2.0 ** np.arange(-7, 2)
 #: Ridges added inside the l1 ball, in the units of ``RIDGE_FACTORS``.
 L1_RIDGE_FACTORS = (0.0, 1e-3, 1e-2, 1e-1, 1.0, 10.0)
+#: The coarser l1 grid of the noise draws (radii factors, ridges): the l1
+#: solves are most of an oracle's time.
+DRAW_L1_GRID = (2.0 ** np.arange(-7, 2, 2), (0.0, 1e-2, 1.0))
 
 
 def moment_oracles(randomizer, X, y, X_test, y_test, seed, *, l1=False):
@@ -68,7 +83,10 @@ def moment_oracles(randomizer, X, y, X_test, y_test, seed, *, l1=False):
     ``random_state=seed``, which replays the reports of the estimator fitted
     with that seed. ``l1`` adds the l1-ball candidates (sparse estimators).
     Returns ``{oracle: metric}`` (accuracy, or R^2 when the randomizer has a
-    ``y_bound``) and the diagnostics ``'_gram_noise'`` (``sigma_x^2 sqrt(p /
+    ``y_bound``), each oracle's mean over ``NOISE_DRAWS`` draws of the
+    moments from their law given the data (:func:`noisy_moments`);
+    ``'oracle: known covariance (own reports)'``, that oracle on the
+    replayed reports; and the diagnostics ``'_gram_noise'`` (``sigma_x^2 sqrt(p /
     n)``, the debiased second moment's spread in operator norm),
     ``'_below_noise'`` (how many eigenvalues of the clean feature covariance
     are below it), ``'_p'`` and ``'_cross_noise'`` (``sigma_x sigma_y /
@@ -104,31 +122,104 @@ def moment_oracles(randomizer, X, y, X_test, y_test, seed, *, l1=False):
         "_below_noise": int(np.sum(eigenvalues < gram_noise)),
         "_cross_noise": float(randomizer.sigma_x * randomizer.sigma_y / np.sqrt(n)),
     }
-    selection = (features[:SELECTION_USERS], targets[:SELECTION_USERS])
-    test_features = randomizer.features(X_test)
-    for oracle, (second, cross) in ORACLES.items():
-        moments = Moments(
-            sources[second].gram, sources[cross].cross, sources[cross].square, n
-        )
-        candidates = list(least_squares_path(moments, RIDGE_FACTORS * scale))
-        if l1:
-            candidates += l1_candidates(moments, clean, scale)
-        W = best_candidate(candidates, clean, selection, classify)
-        scores = test_features @ W[:-1] + W[-1]
-        if not classify:
-            out[oracle] = float(r2_score(y_test, scores[:, 0]))
-        elif len(classes) == 2:
-            out[oracle] = float(
-                np.mean(classes[(scores[:, 0] > 0).astype(int)] == y_test)
+    test = (randomizer.features(X_test), y_test, classes)
+    fit = partial(oracle_metric, clean=clean, scale=scale, test=test)
+    own = Moments(clean.gram, sources["reports"].cross, sources["reports"].square, n)
+    out["oracle: known covariance (own reports)"] = fit(
+        own,
+        selection=(features[:SELECTION_USERS], targets[:SELECTION_USERS]),
+        l1=(L1_FACTORS, L1_RIDGE_FACTORS) if l1 else None,
+    )
+    # The oracles' expected metric over the reports' noise, given the data:
+    # moments drawn from their Gaussian law (below), a smaller selection set.
+    rng = np.random.default_rng([seed, NOISE_STREAM_TAG])
+    selection = (features[:DRAW_SELECTION_USERS], targets[:DRAW_SELECTION_USERS])
+    draws = {oracle: [] for oracle in ORACLES}
+    for _ in range(NOISE_DRAWS):  # a few draws of (p + 1)-square moments
+        noisy = noisy_moments(clean, randomizer.sigma_x, randomizer.sigma_y, rng)
+        pick = {"clean": clean, "reports": noisy}
+        for oracle, (second, cross) in ORACLES.items():
+            if oracle == "clean LS" and draws[oracle]:
+                continue  # no noise in it
+            moments = Moments(
+                pick[second].gram, pick[cross].cross, pick[cross].square, n
             )
-        else:
-            out[oracle] = float(np.mean(classes[np.argmax(scores, axis=1)] == y_test))
+            draws[oracle].append(
+                fit(moments, selection=selection, l1=DRAW_L1_GRID if l1 else None)
+            )
+    out.update({oracle: float(np.mean(values)) for oracle, values in draws.items()})
     return out
 
 
-def l1_candidates(moments, clean, scale):
-    """l1-constrained least squares (centred, intercept from the means) on a
-    grid of radii and ridges, for one output."""
+def oracle_metric(moments, *, clean, scale, l1, test, selection):
+    """Held-out metric of the candidate (ridge path, and the l1 grid ``(radius
+    factors, ridges)`` unless None) best on the clean ``selection`` users,
+    fitted from ``moments``."""
+    test_features, y_test, classes = test
+    candidates = list(least_squares_path(moments, RIDGE_FACTORS * scale))
+    if l1 is not None:
+        candidates += l1_candidates(moments, clean, scale, *l1)
+    W = best_candidate(candidates, clean, selection, classes is not None)
+    scores = test_features @ W[:-1] + W[-1]
+    if classes is None:
+        return float(r2_score(y_test, scores[:, 0]))
+    if len(classes) == 2:
+        return float(np.mean(classes[(scores[:, 0] > 0).astype(int)] == y_test))
+    return float(np.mean(classes[np.argmax(scores, axis=1)] == y_test))
+
+
+def noisy_moments(clean, sigma_x, sigma_y, rng):
+    """One draw of the reports' debiased :class:`Moments` given the clean ones.
+
+    With ``z = x + xi``, ``v = t + eta`` (``xi ~ N(0, sigma_x^2 I_p)``,
+    ``eta ~ N(0, sigma_y^2 I_K)``, independent of the data and of each
+    other), the debiased moments are the clean ones plus
+
+    - ``A + A^T + B`` on the feature block of the second moment, ``A =
+      mean xi x^T``, ``B = mean xi xi^T - sigma_x^2 I``;
+    - ``mean xi`` on its constant column;
+    - ``mean xi t^T + mean x eta^T + mean xi eta^T`` on the cross moment,
+      ``mean eta`` on its constant row.
+
+    Given the data these sums are Gaussian (exactly for the terms linear in
+    the noise, by the central limit theorem for ``B`` and ``mean xi
+    eta^T``, which are uncorrelated with the rest): row ``j`` of ``(A, mean
+    xi, mean xi t^T)`` has covariance ``sigma_x^2 / n E[[x, 1, t][x, 1,
+    t]^T]``, the rows independent; ``(mean x eta_k, mean eta_k)`` has
+    ``sigma_y^2 / n E[[x, 1][x, 1]^T]``; ``B`` has entries of variance
+    ``sigma_x^4 / n`` (twice on the diagonal); ``mean xi eta^T`` entries of
+    variance ``sigma_x^2 sigma_y^2 / n``. ``E[t t^T]`` is ``diag E[t]`` for
+    one-hot labels and ``E[t^2]`` for one output.
+    """
+    p, n = clean.n_features, clean.n
+    k = clean.cross.shape[1]
+    labels = np.diag(clean.square) if k == 1 else np.diag(clean.cross[p])
+    joint = np.block([[clean.gram, clean.cross], [clean.cross.T, labels]])
+    rows = sigma_x / np.sqrt(n) * rng.standard_normal((p, p + 1 + k)) @ root(joint)
+    A, mean_xi, xi_t = rows[:, :p], rows[:, p], rows[:, p + 1 :]
+    W = sigma_x**2 / np.sqrt(n) * rng.standard_normal((p, p))
+    B = (W + W.T) / np.sqrt(2.0)
+    eta = sigma_y / np.sqrt(n) * root(clean.gram).T @ rng.standard_normal((p + 1, k))
+    xi_eta = sigma_x * sigma_y / np.sqrt(n) * rng.standard_normal((p, k))
+    gram = clean.gram.copy()
+    gram[:p, :p] += A + A.T + B
+    gram[:p, p] += mean_xi
+    gram[p, :p] += mean_xi
+    cross = clean.cross + eta
+    cross[:p] += xi_t + xi_eta
+    return Moments(gram, cross, clean.square, n)
+
+
+def root(matrix):
+    """``R`` with ``R^T R = matrix`` (PSD, by its eigendecomposition)."""
+    values, vectors = np.linalg.eigh(matrix)
+    return (vectors * np.sqrt(np.clip(values, 0.0, None))).T
+
+
+def l1_candidates(moments, clean, scale, radii, ridges):
+    """l1-constrained least squares (centred, intercept from the means) for
+    every radius (``radii`` times the l1 norm of the clean ridge solution)
+    and ridge (times ``scale``), for one output."""
     p = moments.n_features
     mean_z, mean_t = moments.gram[:p, p], float(moments.cross[p, 0])
     scatter = project_psd(moments.gram[:p, :p] - np.outer(mean_z, mean_z))
@@ -136,9 +227,9 @@ def l1_candidates(moments, clean, scale):
     reference = least_squares_path(clean, [RIDGE_FACTORS[1] * scale])[0][:p, 0]
     base = max(float(np.abs(reference).sum()), 1e-12)
     out = []
-    for ridge in L1_RIDGE_FACTORS:  # a few (radius, ridge) problems of size p
+    for ridge in ridges:  # a few (radius, ridge) problems of size p
         quadratic = scatter + ridge * scale * np.eye(p)
-        for radius in base * L1_FACTORS:
+        for radius in base * np.asarray(radii):
             w, _, _ = l1_constrained_least_squares(
                 cross, radius, np.zeros(p), quadratic=quadratic, max_iter=2000
             )

@@ -77,3 +77,53 @@ def test_oracle_classifier_reads_the_label_encoding():
     for oracle in ORACLES:
         assert out[oracle] > 0.9, oracle
     assert out["clean LS"] > 0.99
+
+
+def test_noise_law_matches_replayed_reports():
+    # The spread of the debiased moments over replays of the reports (the
+    # randomizer run with other seeds) against noisy_moments' law. The log
+    # of a variance estimated from k draws has standard error sqrt(2 / (k -
+    # 1)) (0.18 at k = 60); averaged over the ~20 free entries (correlated,
+    # so counted as 5 independent ones), 3 standard errors are 0.25.
+    from benchmarks._moment_oracles import noisy_moments
+    from sklearn_ldp.aggregation import FoldedMoments
+
+    n = 20_000
+    X, y = _linear_population(n, 3)
+    randomizer = GaussianRecordRandomizer(
+        3, epsilon=4.0, delta=1e-7, data_norm=1.0, y_bound=1.0
+    )
+    clean = FoldedMoments(
+        randomizer.features(X), randomizer.targets(y), sigma_x=0.0, sigma_t=0.0
+    ).moments()
+
+    def entries(moments):
+        return np.concatenate([moments.gram[np.triu_indices(4)], moments.cross[:, 0]])
+
+    replays = []
+    for seed in range(60):
+        reports = randomizer.randomize(X, y, random_state=100 + seed)
+        replays.append(
+            entries(
+                FoldedMoments(
+                    reports["x"],
+                    reports["y"],
+                    sigma_x=randomizer.sigma_x,
+                    sigma_t=randomizer.sigma_y,
+                ).moments()
+            )
+        )
+    rng = np.random.default_rng(0)
+    law = [
+        entries(noisy_moments(clean, randomizer.sigma_x, randomizer.sigma_y, rng))
+        for _ in range(600)
+    ]
+    replays, law = np.array(replays), np.array(law)
+    free = law.std(axis=0) > 0  # the constant entry of the second moment is 1
+    log_ratio = np.log(replays[:, free].var(axis=0) / law[:, free].var(axis=0))
+    assert abs(log_ratio.mean()) < 0.25, log_ratio
+    # Centred on the clean moments: the debiasing is right.
+    z = (replays.mean(axis=0) - entries(clean))[free] / (
+        law[:, free].std(axis=0) / np.sqrt(len(replays))
+    )
+    assert np.all(np.abs(z) < 4.5), z
