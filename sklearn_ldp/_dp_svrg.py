@@ -276,9 +276,10 @@ class DPSVRGClassifier(
     and ``benchmarks/spot_checks.py dp-svrg-large``).
 
     ``solver='objective'`` is approximate minima perturbation (Iyengar,
-    Near, Song, Thakkar, Thakurta and Wang, IEEE S&P 2019, Alg. 1; Kifer,
-    Smith and Thakurta, COLT 2012, Theorem 2; Chaudhuri, Monteleoni and
-    Sarwate, JMLR 2011): with ``b ~ N(0, sigma^2 I)``, minimize ``J(w) =
+    Near, Song, Thakkar, Thakurta and Wang, IEEE S&P 2019; after Kifer,
+    Smith and Thakurta, COLT 2012, and Chaudhuri, Monteleoni and Sarwate,
+    JMLR 2011; the proof is redone in
+    :mod:`sklearn_ldp.accounting._objective`): with ``b ~ N(0, sigma^2 I)``, minimize ``J(w) =
     1/n (sum_i f(y_i x_i^T w) + Lambda/2 ||w||^2 + b^T w)`` until
     ``||grad J|| <= gamma`` (checked in extended precision with a bound on
     its rounding error; an iterate that fails the check is refined by

@@ -1,10 +1,15 @@
 """Calibration of approximate minima perturbation (central DP, replace-one).
 
 The mechanism (Iyengar, Near, Song, Thakkar, Thakurta and Wang, "Towards
-Practical Differentially Private Convex Optimization", IEEE S&P 2019, Alg. 1
-and Theorem 1, after Kifer, Smith and Thakurta, COLT 2012, Theorem 2 and
-Chaudhuri, Monteleoni and Sarwate, JMLR 2011, Theorem 9) on ``n`` rows with
-``||x|| <= R`` and a margin loss ``f(y x^T w)``:
+Practical Differentially Private Convex Optimization", IEEE S&P 2019,
+approximate minima perturbation; after the objective perturbation of Kifer,
+Smith and Thakurta, "Private Convex Empirical Risk Minimization and
+High-dimensional Regression", COLT 2012, with Gaussian noise, and of
+Chaudhuri, Monteleoni and Sarwate, JMLR 2011) on ``n`` rows with ``||x|| <=
+R`` and a margin loss ``f(y x^T w)``, with its privacy proof redone here for
+replace-one neighbours (the constants below are derived in this docstring,
+not copied: the papers' statements differ in the Jacobian and noise terms,
+see the notes in parentheses):
 
 1. draw ``b ~ N(0, sigma^2 I_p)`` and minimize (sum form)
    ``n J(w) = sum_i f(y_i x_i^T w) + Lambda/2 ||w||^2 + b^T w``;
@@ -24,16 +29,16 @@ density of ``w*`` is ``p_b(b_D(w)) |det(H_D(w))|`` with ``H_D = sum_i
 grad^2 f_i + Lambda I``. Replace record ``n`` (``D -> D'``) and fix ``w``:
 
 - *Jacobian*: with ``A = sum_{i<n} grad^2 f_i(w) + Lambda I >= Lambda I`` and
-  the rank-one ``E = f'' x x^T``, ``E' >= 0``: ``det(A + E) / det(A + E')
+  the rank-one ``E = f'' x x^T`` and ``E' = f'' x' x'^T >= 0``: ``det(A + E) / det(A + E')
   <= det(A + E) / det(A) = 1 + f'' x^T A^{-1} x <= 1 + beta / Lambda``
   (matrix determinant lemma; ``det(A + E') >= det(A)``). So the Jacobian
   costs ``epsilon_2 = log(1 + beta / Lambda)``, pointwise, in both
   directions; the ridge this needs is ``Lambda = beta / (e^epsilon_2 - 1)``.
-  (Chaudhuri et al. bound the ratio by ``(1 + beta / Lambda)^2`` and Kifer
-  et al. by ``e^{r beta / Lambda}`` with ``r = 2`` for a replaced record;
-  the authors' code of Iyengar et al. uses ``Lambda = 2 beta /
-  epsilon_2``. The bound above is smaller; it needs rank-one, positive
-  semidefinite per-example Hessians, which is why the loss is restricted.)
+  (Chaudhuri et al. bound the ratio by ``(1 + beta / Lambda)^2``; the
+  authors' code of Iyengar et al., ``sunblaze-ucb/dpml-benchmark``, sets
+  ``Lambda = r beta / epsilon_2`` with ``r = 2`` "for GLMs". The bound
+  above is smaller; it needs rank-one, positive semidefinite per-example
+  Hessians, which is why the loss is restricted.)
 - *Noise*: ``b_D'(w) = b_D(w) + Delta(w)`` with ``Delta = grad f(w; d_n) -
   grad f(w; d'_n) = t u - t' u'``, ``u = -y x``, ``u' = -y' x'`` fixed
   vectors of norm ``<= G`` and ``t, t' in [0, 1]`` (``f' <= 0`` fixes the
@@ -45,9 +50,9 @@ grad^2 f_i + Lambda I``. Replace record ``n`` (``D -> D'``) and fix ``w``:
   E_b[max_v (1 - e^{epsilon_1 - L_v(b)})_+] <= sum_v delta_G(||v||)``:
   ``delta_1 = delta_G(2G) + 2 delta_G(G)`` with ``delta_G`` the exact
   privacy profile of the Gaussian mechanism at ``epsilon_1`` (Balle and
-  Wang 2018; :func:`analytic_gaussian_delta`). Kifer et al. state a
-  classical-Gaussian bound instead; this one is what the calibration
-  below solves for ``sigma``.
+  Wang 2018; :func:`analytic_gaussian_delta`); the calibration below
+  solves it for ``sigma``. It is checked against the exact density of the
+  minimizer in one dimension in ``tests/test_dp_objective.py``.
 
 **Approximate minimizer, + (epsilon_3, delta_2).** ``||grad J(w~)|| <=
 gamma`` and ``Lambda / n``-strong convexity give ``||w~ - w*|| <= n gamma /
