@@ -22,6 +22,12 @@ Each check prints its numbers (mean ± standard error over seeds):
     ``n = 10^6`` (diffprivlib through its own environment, as in
     ``bench_dp_svrg``), with the non-private ``LogisticRegression``; with
     several seeds, the table of paired differences.
+``dp-svrg-solvers POPULATION N[,N...] EPS[,EPS...] SEED[,SEED...] SOLVER,SOLVER``
+    ``DPSVRGClassifier(solver=SOLVER)`` (every other parameter as in
+    ``bench_dp_svrg``'s diffprivlib table) for two solvers on the same draws:
+    mean accuracy of each, the paired difference (second minus first) and the
+    median fit times (quoted on the diffprivlib page for ``auto`` against
+    ``objective``).
 ``least-squares-baseline POPULATION N EPS SEED[,SEED...]``
     The debiased least-squares classifier of the GLM and hinge benchmarks:
     its ridge-shrunk intercept against the unpenalized one, and the angle of
@@ -242,6 +248,43 @@ def dp_svrg_large_seeds(population, epsilons, seeds):
             f"| {population} | {epsilon:g} | {_mean_se(ours)} | {_mean_se(theirs)} "
             f"| {difference.mean():+.4f} ± {se:.4f} | {verdict} |"
         )
+
+
+def dp_svrg_solvers(population, sizes, epsilons, seeds, solvers):
+    """Two solvers of ``DPSVRGClassifier`` on the same draws, paired by seed."""
+    users = POPULATIONS[population]
+    first, second = solvers
+    print(
+        f"| population | n | epsilon | {first} | {second} | {second} - {first} "
+        "| seconds (median) |"
+    )
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for n in sizes:
+        draws = [users.train_test(n, seed) for seed in seeds]
+        for epsilon in epsilons:
+            scores = {solver: [] for solver in solvers}
+            seconds = {solver: [] for solver in solvers}
+            for seed, (X, y, X_test, y_test) in zip(seeds, draws, strict=True):
+                for solver in solvers:
+                    start = time.perf_counter()
+                    model = DPSVRGClassifier(
+                        epsilon=epsilon,
+                        delta=1e-7,
+                        data_norm=users.data_norm,
+                        classes=(0, 1),
+                        solver=solver,
+                        random_state=seed,
+                    ).fit(X, y)
+                    seconds[solver].append(time.perf_counter() - start)
+                    scores[solver].append(model.score(X_test, y_test))
+            difference = np.subtract(scores[second], scores[first])
+            print(
+                f"| {population} | {n} | {epsilon:g} | {_mean_se(scores[first])} "
+                f"| {_mean_se(scores[second])} | {_mean_se(difference)} "
+                f"| {np.median(seconds[first]):.1f} / "
+                f"{np.median(seconds[second]):.1f} |",
+                flush=True,
+            )
 
 
 def deployment_draws(first, last):
@@ -507,6 +550,12 @@ def main(argv=None):
     p.add_argument("population", choices=sorted(POPULATIONS))
     p.add_argument("epsilons", type=_floats)
     p.add_argument("seeds", type=_ints)
+    p = checks.add_parser("dp-svrg-solvers")
+    p.add_argument("population", choices=sorted(POPULATIONS))
+    p.add_argument("sizes", type=_ints)
+    p.add_argument("epsilons", type=_floats)
+    p.add_argument("seeds", type=_ints)
+    p.add_argument("solvers", type=lambda text: text.split(","))
     p = _cell_parser(checks, "least-squares-baseline")
     p.add_argument("seeds", type=_ints)
     p = checks.add_parser("kernel-ridge-linear-features-1d")
@@ -540,6 +589,10 @@ def main(argv=None):
             )
         elif args.check == "dp-svrg-large":
             dp_svrg_large_seeds(args.population, args.epsilons, args.seeds)
+        elif args.check == "dp-svrg-solvers":
+            dp_svrg_solvers(
+                args.population, args.sizes, args.epsilons, args.seeds, args.solvers
+            )
         elif args.check == "least-squares-baseline":
             least_squares_baseline(args.population, args.n, args.epsilon, args.seeds)
         elif args.check == "hinge-default":

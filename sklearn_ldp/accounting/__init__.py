@@ -77,6 +77,12 @@ from ._moment_variance import (
     sampled_coordinate_moment_variance,
     scalar_report_moments,
 )
+from ._objective import (
+    ObjectivePerturbation,
+    calibrate_objective_perturbation,
+    objective_noise_delta,
+    objective_noise_sigma,
+)
 from ._rdp import (
     DEFAULT_RDP_ORDERS,
     calibrate_noise_multiplier,
@@ -118,6 +124,10 @@ __all__ = [
     "calibrate_dp_gd",
     "subsampled_budget",
     "calibrate_dp_svrg",
+    "ObjectivePerturbation",
+    "calibrate_objective_perturbation",
+    "objective_noise_delta",
+    "objective_noise_sigma",
     "calibrate_noise_multiplier",
     "classic_gaussian_sigma",
     "dp_svrg_rdp",

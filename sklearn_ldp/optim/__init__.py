@@ -34,6 +34,11 @@ from ._mirror_descent import (
     prox_l1_ball,
     simplex_l1_gradient_step,
 )
+from ._objective import (
+    ToleranceNotReachedError,
+    certified_gradient_norm,
+    minimize_to_tolerance,
+)
 from ._oracle_solvers import minimize_on_ball, project_columns_l2
 from ._projected_gradient import accelerated_projected_gradient
 from ._projections import project_l2_ball
@@ -71,6 +76,9 @@ __all__ = [
     "sigm",
     "sigm_one_pass",
     "sigm_parameters",
+    "ToleranceNotReachedError",
+    "certified_gradient_norm",
+    "minimize_to_tolerance",
     "minimize_on_ball",
     "project_columns_l2",
 ]
