@@ -55,6 +55,28 @@ ORACLE_CLASSIFIER_DEFAULT = (
 
 
 #: The trivial classifier's column name.
+#: Draws (data and noise seeds) per cell of the linear classifiers' tables
+#: (bench_glm, bench_hinge): 10 at 10^4 users, where three draws left cells'
+#: verdicts to luck (``python -m benchmarks.spot_checks signal-power
+#: breast_cancer 10000 1 20``: debiased least squares 0.772 on draws 0-2,
+#: 0.622 ± 0.038 over 20), 3 at the larger sizes (slower fits, smaller spread).
+CLASSIFIER_REPEATS = {10_000: 10, 100_000: 3, 1_000_000: 3}
+
+
+def repeats_note(repeats):
+    """``{n: count}`` as text: ``'10 at n = 10,000, 3 at 100,000 and 1,000,000'``."""
+    counts = {}
+    for n, count in repeats.items():
+        counts.setdefault(count, []).append(f"{n:,}")
+    parts = []
+    for count, sizes in counts.items():
+        text = (
+            sizes[0] if len(sizes) == 1 else ", ".join(sizes[:-1]) + " and " + sizes[-1]
+        )
+        parts.append(f"{count} at {'n = ' if not parts else ''}{text}")
+    return ", ".join(parts)
+
+
 MAJORITY = "majority class"
 
 

@@ -31,6 +31,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 
 from benchmarks._baselines import (
+    CLASSIFIER_REPEATS,
     DELTA,
     DELTA_NOTE,
     MAJORITY,
@@ -41,6 +42,7 @@ from benchmarks._baselines import (
     majority_class,
     naive_classifier,
     nonprivate,
+    repeats_note,
 )
 from benchmarks._harness import Benchmark, Experiment, Grid, Method, Plot, main
 from benchmarks._metrics import logistic, logistic_derivative, margin_risk
@@ -60,6 +62,7 @@ from sklearn_ldp import GLMLDPClassifier
 COEF_NORM = 2.0
 BALL = "logistic min in ball"
 REFERENCE = "LogisticRegression"
+REPEATS = CLASSIFIER_REPEATS
 USERS = (POPULATIONS["logistic_10d"], POPULATIONS["breast_cancer"])
 
 
@@ -164,7 +167,11 @@ def notes(table, run):
         f"coef_norm = {COEF_NORM:g} for every private model and the ball (library "
         "default 1), fit_intercept, max_iter = 100. Seeds (data "
         "and noise): "
-        + ("1." if run.quick else "3 at every n (mean ± standard error over seeds).")
+        + (
+            "1."
+            if run.quick
+            else f"{repeats_note(REPEATS)} (mean ± standard error over seeds)."
+        )
         + f"\n\nColumns: `{REFERENCE}` (non-private, default C = 1); `{BALL}` "
         "(non-private: exact minimizer of the logistic risk over the ball "
         "||(w, b)|| <= coef_norm, the best the private model class can do); "
@@ -217,7 +224,7 @@ SPEC = Benchmark(
                 populations=USERS,
                 sizes=(10_000, 100_000, 1_000_000),
                 epsilons=(0.5, 1.0, 2.0, 4.0, 8.0),
-                repeats=3,
+                repeats=REPEATS,
             ),
             quick=Grid(populations=USERS, sizes=(5_000,), epsilons=(1.0, 8.0)),
             notes=notes,

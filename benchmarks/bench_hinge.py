@@ -32,6 +32,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC
 
 from benchmarks._baselines import (
+    CLASSIFIER_REPEATS,
     DELTA,
     DELTA_NOTE,
     MAJORITY,
@@ -42,6 +43,7 @@ from benchmarks._baselines import (
     majority_class,
     naive_classifier,
     nonprivate,
+    repeats_note,
 )
 from benchmarks._harness import Benchmark, Experiment, Grid, Method, Plot, main
 from benchmarks._metrics import (
@@ -63,6 +65,7 @@ SMOOTHING = 0.5
 COEF_NORM = 1.0
 BALL = "smoothed-hinge min in ball"
 REFERENCE = "LinearSVC"
+REPEATS = CLASSIFIER_REPEATS
 USERS = (POPULATIONS["linear_rule_10d"], POPULATIONS["separable_2d"])
 
 
@@ -187,7 +190,11 @@ def notes(table, run):
         f"{populations[0].n_test:,} held-out users. delta = {DELTA:g} ({DELTA_NOTE}), smoothing "
         f"beta = {SMOOTHING}, coef_norm = {COEF_NORM}, fit_intercept, max_iter = "
         "100. Seeds (data and noise): "
-        + ("1." if run.quick else "3 at every n (mean ± standard error over seeds).")
+        + (
+            "1."
+            if run.quick
+            else f"{repeats_note(REPEATS)} (mean ± standard error over seeds)."
+        )
         + f"\n\nColumns: `{REFERENCE}` (non-private, default C = 1); `{BALL}` "
         "(non-private: exact minimizer of the smoothed-hinge risk over the "
         "ball ||(w, b)|| <= coef_norm, the best the private model class can do); "
@@ -242,7 +249,7 @@ SPEC = Benchmark(
                 populations=USERS,
                 sizes=(10_000, 100_000, 1_000_000),
                 epsilons=(0.5, 1.0, 2.0, 4.0, 8.0),
-                repeats=3,
+                repeats=REPEATS,
             ),
             quick=Grid(populations=USERS, sizes=(2_000, 20_000), epsilons=(1.0, 8.0)),
             notes=notes,
