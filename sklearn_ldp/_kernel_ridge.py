@@ -625,33 +625,28 @@ class KernelRidgeLDP(
         fourier = {"kernel": self.kernel, "gamma": self._kernel_gamma(), "seed": seed}
         if linear and n_components == 0:
             # Plain (x, y) reports: x clipped to data_norm, no feature map.
-            return GaussianRecordRandomizer(
-                n_features,
-                epsilon=self.epsilon,
-                delta=self.delta,
-                data_norm=self.data_norm,
-                y_bound=self.y_bound,
-                calibration=self.calibration,
-                y_noise_ratio=y_noise_ratio,
-                n_users=planned,
-            )
-        if linear:
-            features = LinearAndFourierFeatures(
-                n_features, n_components, input_scale=1.0 / self.data_norm, **fourier
-            )
+            mapped = {}
         else:
-            features = RandomFourierFeatures(n_features, n_components, **fourier)
+            if linear:
+                features = LinearAndFourierFeatures(
+                    n_features,
+                    n_components,
+                    input_scale=1.0 / self.data_norm,
+                    **fourier,
+                )
+            else:
+                features = RandomFourierFeatures(n_features, n_components, **fourier)
+            mapped = {"feature_map": features, "feature_norm": features.norm_bound}
         return GaussianRecordRandomizer(
             n_features,
             epsilon=self.epsilon,
             delta=self.delta,
             data_norm=self.data_norm,
             y_bound=self.y_bound,
-            feature_map=features,
-            feature_norm=features.norm_bound,
             calibration=self.calibration,
             y_noise_ratio=y_noise_ratio,
             n_users=planned,
+            **mapped,
         )
 
     def _fit_simulated(self, X, y, classes):

@@ -68,3 +68,42 @@ def gaussian_direction_statistic(means, sigma_x, sigma_y, n_features):
 def likelihood_ratio_statistic():
     """``(means, sigma_x, sigma_y, n_features)``: the Gaussian audit statistic."""
     return gaussian_direction_statistic
+
+
+def _canary_statistics(clf, X, class_indices, n_runs, rng):
+    return np.array(
+        [clf._train(X, class_indices, 2, rng)[0][0, 0] for _ in range(n_runs)]
+    )
+
+
+def canary_audit(clf, n_runs, seed=0):
+    """Audit of a central binary classifier on one canary record.
+
+    Two neighbouring data sets: 5 uninformative rows (x = 0: their gradient
+    is zero whatever the weights) and one canary far outside the bound,
+    x = +50 or x = -50 (clipped to +-1) with label +1. Statistic: the
+    learnt coefficient. Thresholds come from a separate pilot sample.
+    """
+    from sklearn_ldp.utils import audit_samples
+
+    rng = np.random.RandomState(seed)
+    X_a = np.zeros((6, 1))
+    X_a[0, 0] = 50.0
+    X_b = -X_a
+    labels = np.array([1, 1, 0, 1, 0, 0])
+    pilot = np.concatenate(
+        [
+            _canary_statistics(clf, X_a, labels, n_runs // 4, rng),
+            _canary_statistics(clf, X_b, labels, n_runs // 4, rng),
+        ]
+    )
+    thresholds = np.quantile(pilot, 1 / (1 + np.exp(-np.linspace(-7, 7, 30))))
+    stats_a = _canary_statistics(clf, X_a, labels, n_runs, rng)
+    stats_b = _canary_statistics(clf, X_b, labels, n_runs, rng)
+    return audit_samples(stats_a, stats_b, clf.epsilon, clf.delta, thresholds)
+
+
+@pytest.fixture
+def classifier_canary_audit():
+    """``(clf, n_runs, seed=0)``: :func:`canary_audit`, the audit's result."""
+    return canary_audit

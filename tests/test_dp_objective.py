@@ -29,7 +29,7 @@ from sklearn_ldp.optim import (
     certified_gradient_norm,
     minimize_to_tolerance,
 )
-from sklearn_ldp.utils import audit_samples, check_noise_random_state
+from sklearn_ldp.utils import check_noise_random_state
 
 LOGISTIC = get_loss("logistic")
 
@@ -296,34 +296,9 @@ def test_unsupported_configurations_are_refused(params, n_classes, message):
         clf.fit(X, y)
 
 
-def _canary_statistics(clf, X, class_indices, n_runs, rng):
-    return np.array(
-        [clf._train(X, class_indices, 2, rng)[0][0, 0] for _ in range(n_runs)]
-    )
-
-
-def _canary_audit(clf, n_runs, seed=0):
-    # As tests/test_dp_svrg.py: 5 rows at x = 0 and one canary x = +-50
-    # (clipped to +-1), label +1; the statistic is the released coefficient,
-    # thresholds from a separate pilot sample.
-    rng = np.random.RandomState(seed)
-    X_a = np.zeros((6, 1))
-    X_a[0, 0] = 50.0
-    X_b = -X_a
-    labels = np.array([1, 1, 0, 1, 0, 0])
-    pilot = np.concatenate(
-        [
-            _canary_statistics(clf, X_a, labels, n_runs // 4, rng),
-            _canary_statistics(clf, X_b, labels, n_runs // 4, rng),
-        ]
-    )
-    thresholds = np.quantile(pilot, 1 / (1 + np.exp(-np.linspace(-7, 7, 30))))
-    stats_a = _canary_statistics(clf, X_a, labels, n_runs, rng)
-    stats_b = _canary_statistics(clf, X_b, labels, n_runs, rng)
-    return audit_samples(stats_a, stats_b, clf.epsilon, clf.delta, thresholds)
-
-
-def test_canary_objective_passes_and_under_noised_variant_fails(monkeypatch):
+def test_canary_objective_passes_and_under_noised_variant_fails(
+    monkeypatch, classifier_canary_audit
+):
     # The canary's gradients differ by up to 2G = 2 (x = +1 against x = -1,
     # label +1), the vertex u - u' the accountant charges; near the minimizer
     # they differ by about half that, and the honest release is close to
@@ -332,7 +307,7 @@ def test_canary_objective_passes_and_under_noised_variant_fails(monkeypatch):
     # 30 times too small (mean shift / std about 3) must be caught; 8 times
     # (about 0.9) is not detectable with 4,000 draws.
     clf = DPSVRGClassifier(epsilon=1.0, solver="objective", fit_intercept=False)
-    result = _canary_audit(clf, 4_000)
+    result = classifier_canary_audit(clf, 4_000)
     assert result.passed, result
 
     original = dp_svrg_module.calibrate_objective_perturbation
@@ -350,7 +325,7 @@ def test_canary_objective_passes_and_under_noised_variant_fails(monkeypatch):
     monkeypatch.setattr(
         dp_svrg_module, "calibrate_objective_perturbation", under_noised
     )
-    broken = _canary_audit(clf, 4_000)
+    broken = classifier_canary_audit(clf, 4_000)
     assert not broken.passed
     assert broken.epsilon_lower_bound > 1.0
 

@@ -19,7 +19,7 @@ from sklearn_ldp.losses import (
     smoothness,
 )
 from sklearn_ldp.optim import dp_gd, dp_svrg, poisson_batch, prox_elastic_net
-from sklearn_ldp.utils import audit_samples, check_noise_random_state
+from sklearn_ldp.utils import check_noise_random_state
 
 
 def scaled_problem(n_classes=2, n=400, norm=2.0, seed=0):
@@ -419,36 +419,9 @@ def test_auto_solver_noise_is_wired_to_the_sensitivity(monkeypatch):
     assert np.linalg.norm(rows[:, :-1], axis=1).max() <= 1.5 * (1 + 1e-12)
 
 
-def _canary_statistics(clf, X, class_indices, n_runs, rng):
-    return np.array(
-        [clf._train(X, class_indices, 2, rng)[0][0, 0] for _ in range(n_runs)]
-    )
-
-
-def _canary_audit(clf, n_runs, seed=0):
-    # Two neighbouring data sets: 5 uninformative rows (x = 0: their gradient
-    # is zero whatever the weights) and one canary far outside the bound,
-    # x = +50 or x = -50 (clipped to +-1) with label +1. Statistic: the
-    # learnt coefficient. Thresholds come from a separate pilot sample.
-    rng = np.random.RandomState(seed)
-    X_a = np.zeros((6, 1))
-    X_a[0, 0] = 50.0
-    X_b = -X_a
-    labels = np.array([1, 1, 0, 1, 0, 0])
-    pilot = np.concatenate(
-        [
-            _canary_statistics(clf, X_a, labels, n_runs // 4, rng),
-            _canary_statistics(clf, X_b, labels, n_runs // 4, rng),
-        ]
-    )
-    levels = 1 / (1 + np.exp(-np.linspace(-7, 7, 30)))
-    thresholds = np.quantile(pilot, levels)
-    stats_a = _canary_statistics(clf, X_a, labels, n_runs, rng)
-    stats_b = _canary_statistics(clf, X_b, labels, n_runs, rng)
-    return audit_samples(stats_a, stats_b, clf.epsilon, clf.delta, thresholds)
-
-
-def test_canary_gd_passes_and_under_noised_variant_fails(monkeypatch):
+def test_canary_gd_passes_and_under_noised_variant_fails(
+    monkeypatch, classifier_canary_audit
+):
     # One DP-GD step from 0 releases a Gaussian mechanism exactly, so the
     # audit is sharp here. The canary's gradients differ by G = 1 (logistic
     # at w = 0 on +-x: |l'(0)| (1 + 1) = 1), half the worst case 2G the
@@ -457,7 +430,7 @@ def test_canary_gd_passes_and_under_noised_variant_fails(monkeypatch):
     clf = DPSVRGClassifier(
         epsilon=1.0, solver="gd", n_epochs=1, fit_intercept=False, alpha=0.1
     )
-    result = _canary_audit(clf, 20_000)
+    result = classifier_canary_audit(clf, 20_000)
     assert result.passed, result
 
     original = dp_svrg_module.calibrate_dp_gd
@@ -474,12 +447,12 @@ def test_canary_gd_passes_and_under_noised_variant_fails(monkeypatch):
         )
 
     monkeypatch.setattr(dp_svrg_module, "calibrate_dp_gd", under_noised)
-    broken = _canary_audit(clf, 20_000)
+    broken = classifier_canary_audit(clf, 20_000)
     assert not broken.passed
     assert broken.epsilon_lower_bound > 1.0
 
 
-def test_canary_svrg_passes():
+def test_canary_svrg_passes(classifier_canary_audit):
     # A short DP-SVRG run (2 epochs x 3 Poisson-sampled inner steps of rate
     # 1/3) on the same neighbouring pair. Evidence, not proof: the output
     # mixes several releases, so this audit is not sharp.
@@ -492,7 +465,7 @@ def test_canary_svrg_passes():
         fit_intercept=False,
         alpha=0.1,
     )
-    result = _canary_audit(clf, 4_000)
+    result = classifier_canary_audit(clf, 4_000)
     assert result.passed, result
 
 
