@@ -173,6 +173,18 @@ def marginals_cell(population, n, epsilon, k, first, last):
     print(f"hadamard - chebyshev {_mean_se(difference)}")
 
 
+def _dp_svrg(users, epsilon, seed, **params):
+    """``DPSVRGClassifier`` as the DP-SVRG benchmark runs it (binary, delta 1e-7)."""
+    return DPSVRGClassifier(
+        epsilon=epsilon,
+        delta=1e-7,
+        data_norm=users.data_norm,
+        classes=(0, 1),
+        random_state=seed,
+        **params,
+    )
+
+
 def dp_svrg_large(population, epsilons, seed, n=1_000_000):
     """One seed: prints and returns ``{epsilon: (ours, diffprivlib or None)}``."""
     users = POPULATIONS[population]
@@ -186,13 +198,7 @@ def dp_svrg_large(population, epsilons, seed, n=1_000_000):
     ours = {}
     for epsilon in epsilons:
         start = time.perf_counter()
-        model = DPSVRGClassifier(
-            epsilon=epsilon,
-            delta=1e-7,
-            data_norm=users.data_norm,
-            classes=(0, 1),
-            random_state=seed,
-        ).fit(X, y)
+        model = _dp_svrg(users, epsilon, seed).fit(X, y)
         ours[epsilon] = model.score(X_test, y_test)
         print(
             f"DPSVRGClassifier() epsilon {epsilon}: {ours[epsilon]:.4f} "
@@ -267,14 +273,7 @@ def dp_svrg_solvers(population, sizes, epsilons, seeds, solvers):
             for seed, (X, y, X_test, y_test) in zip(seeds, draws, strict=True):
                 for solver in solvers:
                     start = time.perf_counter()
-                    model = DPSVRGClassifier(
-                        epsilon=epsilon,
-                        delta=1e-7,
-                        data_norm=users.data_norm,
-                        classes=(0, 1),
-                        solver=solver,
-                        random_state=seed,
-                    ).fit(X, y)
+                    model = _dp_svrg(users, epsilon, seed, solver=solver).fit(X, y)
                     seconds[solver].append(time.perf_counter() - start)
                     scores[solver].append(model.score(X_test, y_test))
             difference = np.subtract(scores[second], scores[first])
