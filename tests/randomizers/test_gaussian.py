@@ -90,6 +90,31 @@ def test_record_randomizer_audit_regression(calibration, epsilon):
     assert result.passed, result
 
 
+@pytest.mark.parametrize("y_noise_ratio", [0.1, 3.0])
+def test_record_randomizer_audit_uneven_split(
+    y_noise_ratio, likelihood_ratio_statistic
+):
+    # KernelRidgeLDP spends the budget on y (ratio 0.1) where no model can be
+    # learned: the joint calibration must hold for any split of the budget,
+    # and the audit (with the likelihood-ratio statistic of the two report
+    # laws, which weighs x and y by their own noise) must see half the noise.
+    rand = GaussianRecordRandomizer(
+        2, epsilon=4.0, delta=1e-5, y_bound=1.0, y_noise_ratio=y_noise_ratio
+    )
+    records = ([80.0, 60.0], 50.0), ([-80.0, -60.0], -50.0)
+    means = np.array([[0.8, 0.6, 1.0], [-0.8, -0.6, -1.0]])  # clipped records
+
+    def audit():
+        stat = likelihood_ratio_statistic(means, rand.sigma_x, rand.sigma_y, 2)
+        return audit_randomizer(rand, *records, statistic=stat)
+
+    result = audit()
+    assert result.passed, result
+    rand.sigma_x /= 2.0
+    rand.sigma_y /= 2.0
+    assert not audit().passed
+
+
 def test_record_randomizer_audit_rejects_half_noise():
     rand = GaussianRecordRandomizer(2, epsilon=4.0, delta=1e-5, y_bound=1.0)
     rand.sigma_x /= 2.0
