@@ -9,8 +9,9 @@ mean and standard error over 3 draws, on the populations ``nonlinear_5d``,
   ``linear_features='auto'``: random features only when the noise-aware
   number of them resolves the kernel's first non-linear directions, else
   plain ``(x, y)`` reports; ``alpha='auto'`` by debiased CV, intercept,
-  fallback to the noisy mean of y by held-out risk or when no model is
-  predicted to beat it);
+  fallback to the noisy mean of y by held-out risk, or, when no model is
+  predicted to beat it, users send y alone through the best pure-epsilon
+  scalar mechanism);
 - ``random features only``: ``linear_features=False`` (the default before
   the ``'auto'`` collection rule);
 - ``linear_features=True``: users send ``[x / data_norm, phi(x)]``;
@@ -206,9 +207,13 @@ reference law, `rbf_quadratic_eigenvalue`) is at least 1, else plain (x, y)
 reports (m = 0 below); alpha='auto', fit_intercept=True, fallback to the
 noisy mean of y when the 5-fold held-out squared risk on the reports says
 so, or when n <= (sigma_x sigma_y / (feature bound * y_bound))^2, where no
-model is predicted to beat the trivial predictor: a planned population that
-small spends the budget on y, y_noise_ratio = 0.1, in every private mode with
-n_components='auto' and the analytic calibration); `{RANDOM_FEATURES}` = the
+model is predicted to beat the trivial predictor: users of a planned
+population that small send y alone through the pure-epsilon scalar mechanism
+of least variance, Duchi et al.'s bit up to eps 1.25, else the piecewise
+mechanism (TargetMeanRandomizer), in every private mode with
+n_components='auto' and the analytic calibration; alpha with plain (x, y)
+reports: the least held-out risk, with random features that risk plus one
+standard error); `{RANDOM_FEATURES}` = the
 same with linear_features=False (the default before the 'auto' rule: random
 features only, n_components='auto'); `paper` = calibration='paper' (eps/2,
 delta/2 per part, classic formula; n_components = sqrt(d n) eps capped at

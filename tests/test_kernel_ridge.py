@@ -17,7 +17,6 @@ import sklearn_ldp.randomizers._gaussian as gaussian_module
 from sklearn_ldp import KernelRidgeLDP
 from sklearn_ldp._kernel_ridge import (
     MAX_AUTO_COMPONENTS,
-    TARGET_ONLY_NOISE_RATIO,
     auto_n_components,
     min_users_for_a_model,
     noise_aware_n_components,
@@ -28,8 +27,9 @@ from sklearn_ldp.randomizers import (
     FOURIER_FEATURE_NORM,
     GaussianRecordRandomizer,
     Reports,
+    TargetMeanRandomizer,
 )
-from sklearn_ldp.utils import check_noise_random_state
+from sklearn_ldp.utils import audit_randomizer, check_noise_random_state
 
 
 def nonlinear_data(n, d=2, seed=0):
@@ -155,18 +155,18 @@ def test_fit_equals_fit_reports_on_simulated_reports():
 
 def test_fit_reports_with_public_seed_from_reports():
     X, y = nonlinear_data(2000, seed=10)
-    client = KernelRidgeLDP(epsilon=1.0, random_state=None).make_randomizer(
+    client = KernelRidgeLDP(epsilon=4.0, random_state=None).make_randomizer(
         2, n_users=2000
     )
     reports = client.randomize(X, y, random_state=0)
-    server = KernelRidgeLDP(epsilon=1.0, random_state=None).fit_reports(reports)
+    server = KernelRidgeLDP(epsilon=4.0, random_state=None).fit_reports(reports)
     assert server.random_features_.seed == reports.config["feature_map"]["seed"]
     assert server.n_components_ == noise_aware_n_components(2000, client.sigma_x)
     assert_allclose(server.random_features_.weights_, client.feature_map.weights_)
     with pytest.raises(ValueError, match="epsilon"):
         KernelRidgeLDP(epsilon=2.0).fit_reports(reports)
     with pytest.raises(ValueError, match="n_users"):
-        KernelRidgeLDP(epsilon=1.0, n_users=5000).fit_reports(reports)
+        KernelRidgeLDP(epsilon=4.0, n_users=5000).fit_reports(reports)
 
 
 def test_partial_fit_continues_stream_and_equals_fit(monkeypatch):
@@ -245,10 +245,10 @@ def test_auto_components_and_planned_population():
     assert (
         "n_users" not in KernelRidgeLDP(n_components=7).make_randomizer(4).get_config()
     )
-    X, y = nonlinear_data(900, d=4, seed=13)
+    X, y = nonlinear_data(9000, d=4, seed=13)
     fitted = KernelRidgeLDP(epsilon=2.0, random_state=0).fit(X, y)
-    sigma_x = fitted.make_randomizer(4, n_users=900).sigma_x
-    assert fitted.n_components_ == noise_aware_n_components(900, sigma_x)
+    sigma_x = fitted.make_randomizer(4, n_users=9000).sigma_x
+    assert fitted.n_components_ == noise_aware_n_components(9000, sigma_x)
 
 
 @pytest.mark.parametrize(
@@ -455,7 +455,7 @@ def _config_of(n_features, n_users, **params):
 
 @pytest.mark.parametrize(
     "n_features, n_users, epsilon, data_norm",
-    [(5, 200_000, 8.0, 1.0), (5, 20_000, 0.5, 2.0), (1, 75_000, 8.0, 2.0)],
+    [(5, 200_000, 8.0, 1.0), (5, 200_000, 2.0, 2.0), (1, 75_000, 8.0, 2.0)],
 )
 def test_auto_collection_follows_the_public_rule(
     n_features, n_users, epsilon, data_norm
@@ -568,10 +568,12 @@ def test_no_model_below_the_estimable_population():
 
 
 def test_too_few_users_for_any_model_spend_the_budget_on_y():
-    """Planned ``n <= (sigma_x sigma_y / (B y_bound))^2`` (read off the balanced
-    calibration, public): the reports are calibrated with ``y_noise_ratio =
-    TARGET_ONLY_NOISE_RATIO`` and the noisy mean's variance is
-    ``(1 + r^2) / 2`` of the balanced one; above that population, balanced."""
+    """Planned ``n <= (sigma_x sigma_y / (B y_bound))^2`` (read off the joint
+    calibration, public): users send ``y`` alone through the scalar
+    mechanism of least worst-case variance (pure epsilon); above that
+    population, the joint Gaussian reports. The server returns the mean of
+    the unbiased estimates, within 4 standard errors of the clean mean, and
+    the same model from the reports (fit_reports) and from a stream."""
     params = dict(epsilon=0.5, delta=1e-7, data_norm=1.0, random_state=0)
     balanced = KernelRidgeLDP(n_components=0, **params).make_randomizer(5, n_users=10)
     threshold = min_users_for_a_model(
@@ -581,19 +583,49 @@ def test_too_few_users_for_any_model_spend_the_budget_on_y():
     # differs by under 0.4% per standard deviation (under 2% on the threshold).
     small = KernelRidgeLDP(**params).make_randomizer(5, n_users=int(0.95 * threshold))
     large = KernelRidgeLDP(**params).make_randomizer(5, n_users=int(1.05 * threshold))
-    assert small.y_noise_ratio == TARGET_ONLY_NOISE_RATIO
-    assert large.y_noise_ratio == 1.0
-    # The reports' configuration carries the resulting noise levels.
-    assert small.get_config()["sigma_y"] == small.sigma_y
-    ratio = TARGET_ONLY_NOISE_RATIO
-    # The lattice adds under 0.4% to each standard deviation.
-    assert (small.sigma_y / balanced.sigma_y) ** 2 == pytest.approx(
-        (1 + ratio**2) / 2, rel=0.01
-    )
-    assert large.sigma_y == pytest.approx(balanced.sigma_y)
-    # The server then uses the noisy mean of y.
+    assert isinstance(small, TargetMeanRandomizer)
+    assert isinstance(large, GaussianRecordRandomizer)
+    assert small.delta == 0.0 and small.epsilon <= 0.5
+    # At epsilon 0.5 Duchi et al.'s bit: worst-case standard deviation
+    # (e^eps + 1) / (e^eps - 1) y_bound, about 4.1, where the Gaussian joint
+    # release spends ~18 on y alone.
+    assert small.mechanism_ == "duchi"
+    assert small.noise_std == pytest.approx(1 / np.tanh(0.25), rel=1e-9)
+    assert small.noise_std < balanced.sigma_y / 4
+    assert small.get_config()["n_users"] == int(0.95 * threshold)
     X, y = _linear_target(20_000, 0)
     est = KernelRidgeLDP(**params).fit(X, y)
-    assert est.sigma_y_ == pytest.approx(small.sigma_y)
-    assert est.selected_model_ == "constant"
-    assert np.all(est.coef_ == 0.0)
+    assert est.sigma_y_ == small.noise_std and est.privacy_delta_ == 0.0
+    assert est.selected_model_ == "constant" and est.n_components_ == 0
+    assert not est.cv_results_["models_estimable"]
+    assert np.all(est.coef_ == 0.0) and est.coef_.shape == (5,)
+    se = small.noise_std / np.sqrt(len(y))
+    assert abs(est.intercept_ - np.clip(y, -1, 1).mean()) < 4 * se
+    assert np.all(est.predict(X[:7]) == est.intercept_)
+    # The server rebuilds the collection from the announced population.
+    reports = est.make_randomizer(5, n_users=len(y)).randomize(X, y, random_state=3)
+    assert sorted(reports.fields) == ["y"]
+    from_reports = KernelRidgeLDP(**params).fit_reports(reports)
+    assert from_reports.selected_model_ == "constant"
+    assert from_reports.intercept_ == pytest.approx(
+        small.estimate(reports["y"]).mean(), rel=1e-12
+    )
+    half = len(y) // 2
+    parts = [reports.subset(np.arange(half)), reports.subset(np.arange(half, len(y)))]
+    streamed = KernelRidgeLDP(**params).fit_reports(parts)
+    assert streamed.intercept_ == pytest.approx(from_reports.intercept_, rel=1e-12)
+
+
+def test_target_only_reports_are_epsilon_ldp():
+    """Two extreme records (x far apart, y at -y_bound and +y_bound): the
+    reports' distributions respect e^eps with delta 0 (and the audit is
+    sharp: at 0.8 eps the piecewise reports fail it)."""
+    for epsilon, mechanism in ((0.5, "duchi"), (4.0, "piecewise")):
+        rand = TargetMeanRandomizer(
+            2, epsilon=epsilon, y_bound=1.0, mechanism=mechanism
+        )
+        a, b = ([1.0, 0.0], -1.0), ([-1.0, 0.0], 1.0)
+        result = audit_randomizer(rand, a, b, n_draws=200_000, delta=0.0)
+        assert result.passed, result
+    strict = audit_randomizer(rand, a, b, n_draws=200_000, epsilon=0.8 * 4.0, delta=0.0)
+    assert not strict.passed

@@ -59,6 +59,7 @@ from ._scalar import (
     LaplaceMechanism,
     PiecewiseMechanism,
 )
+from ._target_mean import TargetMeanRandomizer
 from ._trigonometric import TrigonometricRandomizer, chebyshev_tensor_basis
 
 __all__ = [
@@ -89,6 +90,7 @@ __all__ = [
     "RandomProjection",
     "Reports",
     "SubsetIndex",
+    "TargetMeanRandomizer",
     "TrigonometricRandomizer",
     "VectorAverageRandomizer",
     "chebyshev_or_parameters",

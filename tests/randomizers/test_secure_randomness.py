@@ -70,6 +70,10 @@ RECORD_RANDOMIZERS = {
         lambda: randomizers.TrigonometricRandomizer(1, epsilon=1.0, degree=3),
         lambda: _records(1),
     ),
+    "TargetMeanRandomizer": (
+        lambda: randomizers.TargetMeanRandomizer(2, epsilon=3.0, y_bound=1.0),
+        lambda: _records(2),
+    ),
 }
 
 #: One configuration per exported scalar mechanism: ``randomize(values)``.
