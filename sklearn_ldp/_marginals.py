@@ -220,6 +220,9 @@ default='piecewise'
         "projection": [StrOptions({"simplex"}), None],
     }
 
+    # 0/1 records may stay integers (binarized without a float copy).
+    _records_dtype = "numeric"
+
     def __init__(
         self,
         *,
@@ -307,7 +310,8 @@ default='piecewise'
         return self._build_randomizer(config.get("n_features"), method)
 
     def _check_records(self, X):
-        binarize_records(X, self.binarize)
+        if self.binarize is None:  # a threshold binarizes every record
+            binarize_records(X, None)
 
     def _server_aggregate(self, config):
         """Per coordinate of the users' vector: reports and the sum of their estimates."""

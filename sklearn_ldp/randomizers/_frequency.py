@@ -68,7 +68,7 @@ import numpy as np
 
 from ..accounting import design_epsilon, probability_ratio_epsilon
 from ..utils import check_epsilon
-from ._base import FieldSupport, LocalRandomizer, chunk_rows
+from ._base import FieldSupport, LocalRandomizer, check_records, chunk_rows
 
 FREQUENCY_MECHANISMS = (
     "randomized_response",
@@ -675,21 +675,16 @@ class FrequencyRandomizer(LocalRandomizer):
         return valid, reasons
 
     def _check_records(self, X, y):
-        # Integer records (category codes) are finite and encoded as they are:
-        # no float copy of the population.
-        records = np.asarray(X)
-        if records.dtype.kind not in "biu" or y is not None:
-            return super()._check_records(X, y)
-        if records.ndim != 2:
-            raise ValueError(f"X must be a 2-dimensional array, got shape {records.shape}.")
-        if records.shape[1] != self.n_features:
-            raise ValueError(
-                f"X has {records.shape[1]} features, but the randomizer was made for "
-                f"{self.n_features}."
-            )
-        if records.shape[0] == 0:
-            raise ValueError("X has no rows (users).")
-        return records, None
+        # Integer records (category codes) are encoded as they are: no float
+        # copy of the population.
+        return check_records(
+            X,
+            y,
+            n_features=self.n_features,
+            requires_y=self.requires_y,
+            owner=type(self).__name__,
+            keep_integers=True,
+        )
 
     def _randomize_chunk(self, X, y, source, public):
         n = X.shape[0]
