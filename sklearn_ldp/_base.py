@@ -536,11 +536,13 @@ class LDPEstimatorMixin:
         aggregate.update(reports, np.arange(len(reports)))
         return self._fit_from_aggregate(aggregate, config, len(reports))
 
+    #: Whether ``_fit_server_aggregate`` draws from its ``rng`` (else None).
+    _server_draws = True
+
     def _fit_from_aggregate(self, aggregate, config, n_reports):
         self._set_privacy_attributes(config, n_reports)
-        self._fit_server_aggregate(
-            aggregate, config, check_server_random_state(self.random_state)
-        )
+        rng = check_server_random_state(self.random_state) if self._server_draws else None
+        self._fit_server_aggregate(aggregate, config, rng)
         return self
 
     def _set_privacy_attributes(self, config, n_reports):

@@ -155,6 +155,7 @@ class FrequencyLDP(LDPUnsupervisedMixin, BaseEstimator):
 
     # Category codes may stay integers (encoded without a float copy).
     _records_dtype = "numeric"
+    _server_draws = False  # the server is deterministic given the reports
 
     def __init__(
         self,

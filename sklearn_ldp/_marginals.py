@@ -222,6 +222,7 @@ default='piecewise'
 
     # 0/1 records may stay integers (binarized without a float copy).
     _records_dtype = "numeric"
+    _server_draws = False  # the server is deterministic given the reports
 
     def __init__(
         self,
