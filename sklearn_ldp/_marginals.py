@@ -254,8 +254,7 @@ default='piecewise'
         return self._auto_randomizer(n_features, n_users)
 
     def _build_randomizer(self, n_features, method):
-        """The users' randomizer of ``method`` (each user draws its coordinate itself)."""
-        self._validate_params()
+        """The users' randomizer of ``method`` (parameters validated by the caller)."""
         if method == "hadamard":
             return HadamardMarginalRandomizer(
                 n_features, epsilon=self.epsilon, k=self.k, binarize=self.binarize
