@@ -482,8 +482,10 @@ def randomized_response_values(draws, cells, n_other, n_outputs, work):
     >>> np.bincount(values).tolist()  # 2^8 - 3 * 20 draws keep the value
     [20, 196, 20, 20]
     """
-    n_other = draws.dtype.type(n_other)
-    shift = (draws // n_other).astype(work, copy=False)
+    # Every quotient fits in `work`: the cast on output is exact.
+    shift = np.floor_divide(
+        draws, draws.dtype.type(n_other), out=np.empty(draws.shape, work), casting="unsafe"
+    )
     # An array bound, not a scalar: numpy's vectorized minimum.
     np.minimum(shift, np.full(shift.shape, n_outputs, dtype=work), out=shift)
     shift += cells.astype(work, copy=False)

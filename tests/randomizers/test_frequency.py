@@ -300,3 +300,22 @@ def test_count_values_is_bincount():
             np.testing.assert_array_equal(
                 count_values(values, n_values), np.bincount(values, minlength=n_values)
             )
+
+
+@pytest.mark.parametrize("random_state", [0, None])
+@pytest.mark.parametrize("n_cells, bits", [(40, 32), (1024, 64)])
+def test_randomized_response_keeps_the_value_with_p(n_cells, bits, random_state):
+    randomizer = FrequencyRandomizer(
+        1, epsilon=1.0, categories=n_cells, mechanism="randomized_response"
+    )
+    assert randomizer.design.bits == bits
+    n = 200_000
+    reports = randomizer.randomize(np.full((n, 1), 3), random_state=random_state)
+    assert randomizer.validate_reports(reports)[0].all()
+    counts = np.bincount(reports["value"], minlength=n_cells)
+    p, q = randomizer.design.support_prob, randomizer.design.other_prob
+    assert abs(counts[3] - n * p) < 5 * np.sqrt(n * p * (1 - p))
+    others = np.delete(counts, 3)
+    # Every other cell ~ Binomial(n, q): their total and their spread.
+    assert abs(others.sum() - n * (1 - p)) < 5 * np.sqrt(n * p * (1 - p))
+    assert abs(others.var() / (n * q * (1 - q)) - 1) < 5 * np.sqrt(2 / (n_cells - 2))
