@@ -250,8 +250,12 @@ class LDPEstimatorMixin:
             return self._fit_from_reports(reports)
         self.__dict__.pop("_partial_state", None)  # a new fit forgets partial_fit
         chunks = randomizer.randomize_chunks(X, y, random_state=self.random_state)
+        # An aggregate that ignores the reports' stream positions says so.
+        positions = getattr(aggregate, "needs_positions", True)
         for rows, reports in chunks:
-            aggregate.update(reports, np.arange(rows.start, rows.stop))
+            aggregate.update(
+                reports, np.arange(rows.start, rows.stop) if positions else None
+            )
         return self._fit_from_aggregate(aggregate, config, X.shape[0])
 
     def _has_one_pass_server(self):
@@ -532,11 +536,13 @@ class LDPEstimatorMixin:
         aggregate.update(reports, np.arange(len(reports)))
         return self._fit_from_aggregate(aggregate, config, len(reports))
 
+    #: Whether ``_fit_server_aggregate`` draws from its ``rng`` (else None).
+    _server_draws = True
+
     def _fit_from_aggregate(self, aggregate, config, n_reports):
         self._set_privacy_attributes(config, n_reports)
-        self._fit_server_aggregate(
-            aggregate, config, check_server_random_state(self.random_state)
-        )
+        rng = check_server_random_state(self.random_state) if self._server_draws else None
+        self._fit_server_aggregate(aggregate, config, rng)
         return self
 
     def _set_privacy_attributes(self, config, n_reports):
@@ -706,6 +712,9 @@ class LDPClassifierMixin(LDPEstimatorMixin):
 class LDPUnsupervisedMixin(LDPEstimatorMixin):
     """``fit(X, y=None)`` for LDP estimators of the distribution of ``X``."""
 
+    #: dtype of the validated records (``"numeric"``: integers stay integers).
+    _records_dtype = np.float64
+
     @available_if(LDPEstimatorMixin._has_one_pass_server)
     @_fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y=None):
@@ -723,7 +732,7 @@ class LDPUnsupervisedMixin(LDPEstimatorMixin):
         self : object
         """
         first_call = not hasattr(self, "_partial_state")
-        X = validate_data(self, X, dtype=np.float64, reset=first_call)
+        X = validate_data(self, X, dtype=self._records_dtype, reset=first_call)
         self._check_records(X)
         return self._partial_fit_batch(X, None, None)
 
@@ -751,7 +760,7 @@ class LDPUnsupervisedMixin(LDPEstimatorMixin):
         self : object
         """
         refuse_fit_params(self, params)
-        X = validate_data(self, X, dtype=np.float64)
+        X = validate_data(self, X, dtype=self._records_dtype)
         self._check_records(X)
         self._diagnose_clipping(X, None)
         return self._fit_simulated(X, None, None)

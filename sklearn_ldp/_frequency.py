@@ -23,10 +23,11 @@ from .aggregation import (
     iterative_bayesian_update,
     project_simplex,
 )
-from .randomizers import FrequencyRandomizer, frequency_mechanism_variances
+from .randomizers import FrequencyRandomizer
 from .randomizers._frequency import (
     FREQUENCY_MECHANISMS,
     UNKNOWN_OPTIONS,
+    best_frequency_mechanism,
     check_categories,
     encode_categories,
 )
@@ -152,6 +153,10 @@ class FrequencyLDP(LDPUnsupervisedMixin, BaseEstimator):
         "postprocess": [StrOptions(set(POSTPROCESS))],
     }
 
+    # Category codes may stay integers (encoded without a float copy).
+    _records_dtype = "numeric"
+    _server_draws = False  # the server is deterministic given the reports
+
     def __init__(
         self,
         *,
@@ -174,14 +179,14 @@ class FrequencyLDP(LDPUnsupervisedMixin, BaseEstimator):
             return self.mechanism
         # Sampling one of d attributes multiplies every variance by d: the
         # ranking depends on (K, epsilon) alone.
-        variances = frequency_mechanism_variances(n_cells, self.epsilon)
-        return min(variances, key=variances.get)
+        return best_frequency_mechanism(n_cells, self.epsilon)
 
     def _make_randomizer(self, n_features, n_users, classes):
+        self._validate_params()  # make_randomizer is public: maybe outside fit
         return self._build_randomizer(n_features)
 
     def _build_randomizer(self, n_features):
-        self._validate_params()
+        """The randomizer of the (validated) parameters."""
         categories = check_categories(self.categories)
         n_cells = categories.size + (self.unknown == "other")
         if n_cells < 2:

@@ -220,6 +220,10 @@ default='piecewise'
         "projection": [StrOptions({"simplex"}), None],
     }
 
+    # 0/1 records may stay integers (binarized without a float copy).
+    _records_dtype = "numeric"
+    _server_draws = False  # the server is deterministic given the reports
+
     def __init__(
         self,
         *,
@@ -250,8 +254,7 @@ default='piecewise'
         return self._auto_randomizer(n_features, n_users)
 
     def _build_randomizer(self, n_features, method):
-        """The users' randomizer of ``method`` (each user draws its coordinate itself)."""
-        self._validate_params()
+        """The users' randomizer of ``method`` (parameters validated by the caller)."""
         if method == "hadamard":
             return HadamardMarginalRandomizer(
                 n_features, epsilon=self.epsilon, k=self.k, binarize=self.binarize
@@ -307,7 +310,8 @@ default='piecewise'
         return self._build_randomizer(config.get("n_features"), method)
 
     def _check_records(self, X):
-        binarize_records(X, self.binarize)
+        if self.binarize is None:  # a threshold binarizes every record
+            binarize_records(X, None)
 
     def _server_aggregate(self, config):
         """Per coordinate of the users' vector: reports and the sum of their estimates."""

@@ -44,6 +44,38 @@ def fast_walsh_hadamard(values):
     return out
 
 
+def count_values(values, n_values):
+    """``np.bincount(values, minlength=n_values)`` of validated integer values.
+
+    One-byte values (``uint8``, ``n_values <= 256``) are counted two at a
+    time: each pair read as one 16-bit integer ``a + 256 b`` (or ``b + 256
+    a``, by byte order), the histogram ``H[b, a]`` of the pairs gives every
+    count as a column sum plus a row sum, which both orders share; half as
+    many integers to count. Values in a float field (a batch that held a
+    NaN) are cast back to integers.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_ldp.aggregation._frequency import count_values
+    >>> count_values(np.array([2, 0, 2, 1, 2], dtype=np.uint8), 4).tolist()
+    [1, 1, 3, 0]
+    """
+    values = np.asarray(values)
+    if values.dtype.kind not in "iu":
+        values = values.astype(np.int64)
+    if values.dtype != np.uint8 or n_values > 256 or values.size < 2:
+        return np.bincount(values, minlength=n_values)
+    values = np.ascontiguousarray(values)
+    half = values.size // 2
+    pairs = np.bincount(values[: 2 * half].view(np.uint16), minlength=256 * n_values)
+    table = pairs.reshape(n_values, 256)  # validated: no pair beyond it
+    counts = table.sum(axis=1) + table[:, :n_values].sum(axis=0)
+    if values.size % 2:
+        counts[values[-1]] += 1
+    return counts
+
+
 def frequency_support_counts(randomizer, reports):
     """Per attribute, the users whose report supports each cell, and the users.
 
@@ -62,6 +94,10 @@ def frequency_support_counts(randomizer, reports):
     """
     d, K = randomizer.n_features, randomizer.n_cells
     n = len(reports)
+    if d == 1 and randomizer.mechanism == "randomized_response":
+        # One attribute: the counts are those of the reports themselves.
+        counts = count_values(reports["value"], K).astype(np.float64)
+        return counts[None, :], np.array([float(n)])
     attribute = (
         np.asarray(reports["attribute"], dtype=np.int64)
         if d > 1
@@ -139,6 +175,9 @@ class FrequencySupportCounts:
     >>> aggregate.n_users.tolist(), float(aggregate.counts.sum())
     ([100.0], 100.0)
     """
+
+    #: ``update`` ignores the reports' stream positions (no folds).
+    needs_positions = False
 
     def __init__(self, randomizer):
         self.randomizer = randomizer

@@ -54,15 +54,16 @@ def group_means(groups, estimates, n_groups, *, fill):
 def _check_groups(groups, n_users, n_groups):
     """``groups`` as int64, after checking they are ``n_users`` integers in ``[0, n_groups)``."""
     groups = np.asarray(groups)
+    integral = groups.dtype.kind in "iu"  # no fractional part to check
     if (
         groups.shape != (n_users,)
-        or (groups.size and not np.all(np.equal(np.mod(groups, 1), 0)))
+        or (groups.size and not integral and not np.all(np.equal(np.mod(groups, 1), 0)))
         or (n_users and (groups.min() < 0 or groups.max() >= n_groups))
     ):
         raise ValueError(
             f"Report groups must be {n_users} integers in [0, {n_groups})."
         )
-    return groups.astype(np.int64)
+    return groups.astype(np.int64, copy=False)
 
 
 def _mechanism_reports(reports, fields):

@@ -19,7 +19,6 @@ the Walsh-Hadamard transform of its ``2^u`` coefficients
 (:func:`predicted_table_error`) drive ``method='auto'``.
 """
 
-from itertools import combinations
 from math import comb
 
 import numpy as np
@@ -349,16 +348,18 @@ def predicted_table_error(randomizer, n_users, u=None):
         per_coefficient = per_user / _users_per_coordinate(randomizer, n_users)
         return (1.0 - 0.5**u) * per_coefficient, 0.0
     variance_vector, index = _chebyshev_coefficient_variance(randomizer, n_users)
-    subset = np.arange(u)[None, :]
-    base = marginal_tables(np.zeros(index.size), index, subset).ravel()
-    total = 0.0
-    for size in range(1, min(u, index.order) + 1):
-        for members in combinations(range(u), size):
-            position = index.index(np.array(members))
-            unit = np.zeros(index.size)
-            unit[position] = 1.0
-            column = marginal_tables(unit, index, subset).ravel() - base
-            total += float(np.sum(column**2)) * variance_vector[position]
+    # The tables of U = {0..u-1} are affine in the coefficients of the
+    # subsets S of U: the column of S is the tables of the unit vector at S
+    # minus those of zero, all columns at once (marginal_tables on sorted U).
+    masks = [m for m in range(1, 2**u) if bin(m).count("1") <= index.order]
+    terms = np.zeros((len(masks), 2**u))
+    terms[np.arange(len(masks)), masks] = 1.0
+    columns = marginal_tables_from_disjunctions(
+        _subset_sum(terms)
+    ) - marginal_tables_from_disjunctions(np.zeros((1, 2**u)))
+    members = [[i for i in range(u) if (m >> i) & 1] for m in masks]
+    positions = [int(index.index(np.array(s))) for s in members]
+    total = float(np.sum(columns**2, axis=1) @ variance_vector[positions])
     # Bias for uniform records: the disjunction of V is answered by
     # E[p(s)] with s ~ Binomial(|V|, 1/2) instead of P(s >= 1).
     newton = randomizer.polynomial.newton

@@ -35,14 +35,22 @@ def chunk_rows(values_per_user, *, budget=CHUNK_VALUES, max_rows=DEFAULT_CHUNK_S
     return int(min(max(budget // per_user, 1), max_rows))
 
 
-def check_records(X, y, *, n_features, requires_y, owner):
+def check_records(X, y, *, n_features, requires_y, owner, keep_integers=False):
     """Validate a population's records on the client: ``(X, y)`` as float arrays.
 
     ``X`` must be finite, 2-D, with ``n_features`` columns and at least one
     row; ``y`` (when given) 1-D with one entry per row. ``y`` is returned as
     given (labels may be strings); ``owner`` names the randomizer in errors.
+    ``keep_integers``: integer and boolean records (finite by their type) are
+    returned as they are, without a float copy (categories, bits).
     """
-    X = check_finite_array(X, name="X", ndim=2)
+    records = np.asarray(X)
+    if keep_integers and records.dtype.kind in "biu":
+        if records.ndim != 2:
+            raise ValueError(f"X must be a 2-dimensional array, got shape {records.shape}.")
+        X = records
+    else:
+        X = check_finite_array(X, name="X", ndim=2)
     if X.shape[1] != n_features:
         raise ValueError(
             f"X has {X.shape[1]} features, but the randomizer was made for "

@@ -44,15 +44,22 @@ Mechanisms (``e = e^epsilon``):
 
 Exact probabilities. Every coin is a 64-bit word compared with an integer
 threshold ``T`` (probability exactly ``T / 2^64``); uniform choices are the
-top bits of a word (exact for powers of two) or
-:meth:`~sklearn_ldp.randomizers.NoiseSource.integers` (every value within
-``2^-64`` of uniform, counted exactly). The guarantee each mechanism
+top bits of a word (exact for powers of two). Randomized response (and the
+randomized response of local hashing) reads one uniform ``b``-bit integer
+``u`` per user (``b = 64``, or ``b = 32``, half a word, where the coarser
+lattice changes the variance by less than a relative ``2^-20``): with ``N``
+the draws given to each other output, ``shift = min(floor(u / N), K)`` and
+the report is ``(v + shift) mod K``. Each other output ``v + k`` (``k = 1,
+..., K - 1``) is reported for the ``N`` draws of ``[k N, (k + 1) N)``, the
+value itself for the other ``2^b - (K - 1) N``, so ``q = N / 2^b`` and ``p =
+1 - (K - 1) q`` exactly. The guarantee each mechanism
 provides is the log of the largest ratio of these exact probabilities
 (:func:`~sklearn_ldp.accounting.probability_ratio_epsilon`), and the mechanism
 is designed (:func:`~sklearn_ldp.accounting.design_epsilon`) so that it is at
 most the requested epsilon.
 """
 
+import functools
 import math
 from dataclasses import dataclass
 from numbers import Integral
@@ -61,7 +68,7 @@ import numpy as np
 
 from ..accounting import design_epsilon, probability_ratio_epsilon
 from ..utils import check_epsilon
-from ._base import FieldSupport, LocalRandomizer, chunk_rows
+from ._base import FieldSupport, LocalRandomizer, check_records, chunk_rows
 
 FREQUENCY_MECHANISMS = (
     "randomized_response",
@@ -79,16 +86,13 @@ HASH_PRIME = 2**31 - 1
 MAX_HASH_RANGE = 2**20
 
 _FULL = 2**64
+#: Variances within this relative distance are a tie (lattice rounding apart).
+_TIE = 2.0**-20
 
 
 def _threshold(prob):
     """Integer ``T`` in ``[1, 2^64 - 1]`` nearest ``prob 2^64`` (exact float product)."""
     return min(max(math.floor(math.ldexp(min(max(prob, 0.0), 1.0), 64)), 1), _FULL - 1)
-
-
-def _uniform_counts(n):
-    """Fewest and most 64-bit words ``NoiseSource.integers(n)`` maps to one value."""
-    return _FULL // n, -(-_FULL // n)
 
 
 def _expit(epsilon, others):
@@ -100,11 +104,13 @@ def _expit(epsilon, others):
 class FrequencyDesign:
     """One mechanism calibrated for ``n_cells`` cells: exact thresholds and ``p, q``.
 
-    ``threshold`` is the 64-bit threshold of the mechanism's one coin (keep
-    the value, put it in the subset, answer inside ``C_v``, or, for unary
-    encoding, set an other bit); ``support_prob`` and ``other_prob`` are the
-    implemented ``p`` and ``q`` (exact up to float rounding); ``epsilon`` is
-    the guarantee of what is sampled.
+    ``threshold`` is the 64-bit threshold of the mechanism's one coin (put
+    the value in the subset, answer inside ``C_v``, or, for unary encoding,
+    set an other bit) or, for randomized response and local hashing, the
+    number ``N`` of ``bits``-bit draws that report each other output;
+    ``support_prob`` and ``other_prob`` are the implemented ``p`` and ``q``
+    (exact up to float rounding); ``epsilon`` is the guarantee of what is
+    sampled.
     """
 
     mechanism: str
@@ -115,6 +121,7 @@ class FrequencyDesign:
     epsilon: float
     n_outputs: int = 0
     subset_size: int = 0
+    bits: int = 64
 
     def variance(self, frequency=None):
         """Per-user variance of the unbiased frequency (times ``n`` users).
@@ -126,15 +133,54 @@ class FrequencyDesign:
         return (f * p * (1 - p) + (1 - f) * q * (1 - q)) / (p - q) ** 2
 
 
-def _randomized_response(n_cells, epsilon):
-    c_min, c_max = _uniform_counts(max(n_cells - 1, 1))
-    t = _threshold(_expit(epsilon, n_cells - 1))
-    implemented = max(
-        probability_ratio_epsilon(t * _FULL, (_FULL - t) * c_min),
-        probability_ratio_epsilon(c_max, c_min),
+def _randomized_response(n_outputs, epsilon, bits=64):
+    """``(N, p, q, epsilon)`` of randomized response from one ``bits``-bit draw.
+
+    ``N`` draws (of ``2^bits``) report each other output, the remaining
+    ``2^bits - (K - 1) N`` the value: ``q = N / 2^bits``, ``p = 1 - (K - 1)
+    q``, and the guarantee is ``ln(p / q)`` (the only ratio above 1 between
+    two inputs' probabilities of one output), computed on the integers.
+    ``N = ceil(2^bits / (e^epsilon + K - 1))``, at most ``2^bits / K`` so that
+    ``p >= q``.
+    """
+    full = 1 << bits
+    others = n_outputs - 1
+    ideal = 1.0 / (math.exp(min(epsilon, 700.0)) + others)
+    n_other = min(max(math.ceil(math.ldexp(ideal, bits)), 1), full // n_outputs)
+    keep = full - others * n_other
+    return (
+        n_other,
+        keep / full,
+        n_other / full,
+        probability_ratio_epsilon(keep, n_other),
     )
-    p = t / _FULL
-    return t, p, (1 - p) / (n_cells - 1), implemented
+
+
+def _randomized_response_design(n_outputs, epsilon):
+    """``(bits, design epsilon, provided epsilon)`` of randomized response on ``n_outputs``.
+
+    Half a word (``bits = 32``) when its design's variance is within a
+    relative ``2^-20`` of the 64-bit design's; the 64-bit draw otherwise
+    (small epsilon or large domains, where the coarser lattice would cost).
+    """
+    chosen, variances = None, {}
+    for bits in (64, 32):
+        try:
+            design, provided = design_epsilon(
+                epsilon, lambda e, bits=bits: _randomized_response(n_outputs, e, bits)[3]
+            )
+        except ValueError:  # epsilon below the 32-bit lattice's resolution
+            if bits == 64:
+                raise
+            break
+        _, p, q, _ = _randomized_response(n_outputs, design, bits)
+        f = 1.0 / n_outputs  # averaged over the cells, as frequency_mechanism_variances
+        variances[bits] = (
+            (f * p * (1 - p) + (1 - f) * q * (1 - q)) / (p - q) ** 2 if p > q else math.inf
+        )
+        if bits == 64 or variances[32] <= variances[64] * (1.0 + _TIE):
+            chosen = (bits, design, provided)
+    return chosen
 
 
 def _collision_probability(g):
@@ -202,23 +248,25 @@ def frequency_design(mechanism, n_cells, epsilon):
         raise ValueError(
             f"mechanism must be one of {FREQUENCY_MECHANISMS}, got {mechanism!r}."
         )
-    K = int(n_cells)
+    return _frequency_design(mechanism, int(n_cells), epsilon)
+
+
+@functools.lru_cache(maxsize=256)
+def _frequency_design(mechanism, K, epsilon):
+    """:func:`frequency_design` of checked arguments (a pure function: cached)."""
     extra = {}
-    if mechanism == "randomized_response":
+    if mechanism in ("randomized_response", "local_hashing"):
+        g = hash_range(epsilon) if mechanism == "local_hashing" else K
+        bits, design, provided = _randomized_response_design(g, epsilon)
+        n_other, p, q, _ = _randomized_response(g, design, bits)
+        if mechanism == "local_hashing":
+            c = _collision_probability(g)
+            q = c * p + (1 - c) * q
+            extra["n_outputs"] = g
+        _check_informative(p, q, epsilon, mechanism, K)
+        return FrequencyDesign(mechanism, K, n_other, p, q, provided, bits=bits, **extra)
 
-        def build(e):
-            return _randomized_response(K, e)
-
-    elif mechanism == "local_hashing":
-        g = hash_range(epsilon)
-        c = _collision_probability(g)
-        extra["n_outputs"] = g
-
-        def build(e):
-            t, p, other, implemented = _randomized_response(g, e)
-            return t, p, c * p + (1 - c) * other, implemented
-
-    elif mechanism == "unary_encoding":
+    if mechanism == "unary_encoding":
 
         def build(e):
             t = _threshold(1.0 / (1.0 + math.exp(min(e, 700.0))))
@@ -249,13 +297,17 @@ def frequency_design(mechanism, n_cells, epsilon):
 
     design, provided = design_epsilon(epsilon, lambda e: build(e)[3])
     t, p, q, _ = build(design)
+    _check_informative(p, q, epsilon, mechanism, K)
+    return FrequencyDesign(mechanism, K, t, p, q, provided, **extra)
+
+
+def _check_informative(p, q, epsilon, mechanism, n_cells):
     if not p > q:
         raise ValueError(
-            f"epsilon = {epsilon!r} is too small for {mechanism!r} on {K} cells: "
-            "the implemented probabilities coincide at 64-bit resolution. Use "
-            "epsilon >= 1e-12."
+            f"epsilon = {epsilon!r} is too small for {mechanism!r} on {n_cells} "
+            "cells: the implemented probabilities coincide at 64-bit resolution. "
+            "Use epsilon >= 1e-12."
         )
-    return FrequencyDesign(mechanism, K, t, p, q, provided, **extra)
 
 
 def frequency_mechanism_variances(n_cells, epsilon):
@@ -264,14 +316,14 @@ def frequency_mechanism_variances(n_cells, epsilon):
     ``(p (1 - p) / K + (1 - 1/K) q (1 - q)) / (p - q)^2`` with the implemented
     ``p`` and ``q`` (divide by the number of users for the variance of one
     frequency, averaged over the cells). ``mechanism='auto'`` picks the
-    smallest (ties: the first in this order, which has the smallest reports).
+    smallest (:func:`best_frequency_mechanism`).
 
     Examples
     --------
     >>> from sklearn_ldp.randomizers import frequency_mechanism_variances
     >>> variances = frequency_mechanism_variances(2, 1.0)
-    >>> min(variances, key=variances.get)
-    'randomized_response'
+    >>> round(variances["randomized_response"], 4), round(variances["unary_encoding"], 4)
+    (0.9207, 4.1827)
     >>> variances = frequency_mechanism_variances(1024, 1.0)
     >>> min(variances, key=variances.get)
     'subset_selection'
@@ -280,6 +332,30 @@ def frequency_mechanism_variances(n_cells, epsilon):
         mechanism: float(frequency_design(mechanism, n_cells, epsilon).variance())
         for mechanism in FREQUENCY_MECHANISMS
     }
+
+
+def best_frequency_mechanism(n_cells, epsilon):
+    """The mechanism of smallest predicted variance (:func:`frequency_mechanism_variances`).
+
+    Variances within a relative ``2^-20`` of the smallest tie (the lattice
+    rounding of ``p`` and ``q`` separates mechanisms that are equal in
+    exact arithmetic, such as randomized response and subset selection with
+    subsets of one cell); ties go to the first in ``FREQUENCY_MECHANISMS``
+    order, which has the smallest reports and the fastest client.
+
+    Examples
+    --------
+    >>> from sklearn_ldp.randomizers._frequency import best_frequency_mechanism
+    >>> best_frequency_mechanism(33, 4.0), best_frequency_mechanism(1024, 1.0)
+    ('randomized_response', 'subset_selection')
+    """
+    variances = frequency_mechanism_variances(n_cells, epsilon)
+    smallest = min(variances.values())
+    return next(
+        mechanism
+        for mechanism in FREQUENCY_MECHANISMS
+        if variances[mechanism] <= smallest * (1.0 + _TIE)
+    )
 
 
 def check_categories(categories):
@@ -306,13 +382,15 @@ def check_categories(categories):
     return np.sort(values)
 
 
-def encode_categories(values, categories, unknown):
-    """Cell indices of ``values`` in the sorted ``categories``.
+def encode_categories(values, categories, unknown, dtype=np.int64, consecutive=None):
+    """Cell indices of ``values`` in the sorted ``categories``, as ``dtype``.
 
     Out-of-domain values raise a ValueError (``unknown='error'``) or get the
     extra last cell ``len(categories)`` (``unknown='other'``). Consecutive
     integer categories (``categories=k``: ``0..k-1``) are indexed by
-    arithmetic, others by a binary search.
+    arithmetic (on the integers themselves for integer ``values``: no float
+    copy), others by a binary search. ``consecutive``: whether the categories
+    are consecutive (computed when None).
 
     Examples
     --------
@@ -325,7 +403,18 @@ def encode_categories(values, categories, unknown):
     """
     values = np.asarray(values)
     first = categories[0]
-    if np.array_equal(categories, first + np.arange(categories.size)):
+    if consecutive is None:
+        consecutive = np.array_equal(categories, first + np.arange(categories.size))
+    if consecutive and values.dtype.kind in "biu" and float(first).is_integer():
+        # Modulo 2^64, value - first is below the size exactly for the values
+        # first, ..., first + size - 1 (|first| < 2^53: no wrap among them).
+        index = values.astype(np.int64, copy=False).view(np.uint64)
+        if first != 0:
+            index = index - np.uint64(int(first) % 2**64)
+        size = np.uint64(categories.size)
+        # The largest offset tells (one pass) whether every value is inside.
+        inside = None if index.size == 0 or index.max() < size else index < size
+    elif consecutive:
         offset = values - first  # NaN and out-of-range values fail every test
         with np.errstate(invalid="ignore"):  # casting them: their index is unused
             index = offset.astype(np.int64)
@@ -335,7 +424,7 @@ def encode_categories(values, categories, unknown):
         index = np.searchsorted(categories, values)
         inside = index < categories.size
         inside[inside] = categories[index[inside]] == values[inside]
-    if not inside.all():
+    if inside is not None and not inside.all():
         if unknown == "error":
             bad = np.asarray(values)[~inside]
             raise ValueError(
@@ -344,7 +433,74 @@ def encode_categories(values, categories, unknown):
                 "unknown='other'."
             )
         index = np.where(inside, index, categories.size)
-    return index.astype(np.int64)
+    return index.astype(dtype, copy=False)
+
+
+def value_dtype(n_values):
+    """The smallest integer dtype of a report holding one of ``n_values`` values.
+
+    One byte up to 256 values, two up to ``2^16``, else ``int32``.
+    """
+    if n_values <= 1 << 8:
+        return np.dtype(np.uint8)
+    return np.dtype(np.uint16 if n_values <= 1 << 16 else np.int32)
+
+
+def _shift_dtype(bits, n_other, n_outputs):
+    """Smallest unsigned dtype of randomized response's shifts and sums.
+
+    It holds every quotient ``floor(u / N)`` of a ``bits``-bit draw and
+    ``2 n_outputs - 1``.
+    """
+    largest = max(((1 << bits) - 1) // n_other, 2 * n_outputs - 1)
+    for dtype in (np.uint8, np.uint16, np.uint32):
+        if largest <= np.iinfo(dtype).max:
+            return np.dtype(dtype)
+    return np.dtype(np.uint64)
+
+
+def randomized_response_values(draws, cells, n_other, n_outputs, work):
+    """Randomized response of ``cells`` from one uniform unsigned draw each.
+
+    The shift ``k = 1, ..., K-1`` for the ``N = n_other`` draws of ``[k N,
+    (k + 1) N)``, 0 (the value itself) for the others, and the report
+    ``(v + k) mod K``: each other output has exactly ``N`` draws, the value
+    the remaining ``2^b - (K - 1) N`` (``b`` the draws' bits). Computed as
+    ``min(floor(u / N), K)`` (``K`` is the shift 0 too), then ``min(s, s -
+    K)`` for ``s = v + shift``, the unsigned subtraction wrapping to a larger
+    number when ``s < K``; in ``work``, an unsigned dtype holding every
+    quotient and ``2 K - 1`` (:func:`_shift_dtype`; the smallest is the
+    fastest).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_ldp.randomizers._frequency import randomized_response_values
+    >>> draws = np.arange(256, dtype=np.uint8)  # every 8-bit draw, once
+    >>> cells = np.full(256, 1, dtype=np.uint8)
+    >>> values = randomized_response_values(draws, cells, 20, 4, np.dtype(np.uint8))
+    >>> np.bincount(values).tolist()  # 2^8 - 3 * 20 draws keep the value
+    [20, 196, 20, 20]
+    """
+    # Every quotient fits in `work`: the cast on output is exact.
+    shift = np.floor_divide(
+        draws, draws.dtype.type(n_other), out=np.empty(draws.shape, work), casting="unsafe"
+    )
+    # An array bound, not a scalar: numpy's vectorized minimum.
+    np.minimum(shift, np.full(shift.shape, n_outputs, dtype=work), out=shift)
+    shift += cells.astype(work, copy=False)
+    return np.minimum(shift, shift - work.type(n_outputs), out=shift)
+
+
+def _uniform_draws(source, n, bits):
+    """``n`` uniform ``bits``-bit integers: words, or (``bits=32``) halves of words.
+
+    The two 32-bit halves of a uniform 64-bit word are independent and
+    uniform: half a word per draw.
+    """
+    if bits == 64:
+        return source.words(n)
+    return source.words((n + 1) // 2).view(np.uint32)[:n]
 
 
 def _coins(source, threshold, shape):
@@ -394,7 +550,8 @@ class FrequencyRandomizer(LocalRandomizer):
     attribute and hash seeds are independent of the data.
 
     Reports: integers and bits (``granularity = 1``): ``value`` (randomized
-    response, local hashing, Hadamard response), ``bits`` (unary encoding,
+    response and local hashing: in the smallest integer type holding the
+    outputs, one byte up to 256; Hadamard response), ``bits`` (unary encoding,
     subset selection: ``np.packbits`` of the ``K`` bits, padding bits zero),
     ``hash_a``, ``hash_b`` (local hashing, public) and ``attribute`` (several
     features, public).
@@ -440,6 +597,9 @@ class FrequencyRandomizer(LocalRandomizer):
             raise ValueError(f"n_features must be >= 1, got {n_features}.")
         self.requested_epsilon = check_epsilon(epsilon)
         self.categories = check_categories(categories)
+        self._consecutive = np.array_equal(
+            self.categories, self.categories[0] + np.arange(self.categories.size)
+        )
         if unknown not in UNKNOWN_OPTIONS:
             raise ValueError(f"unknown must be one of {UNKNOWN_OPTIONS}, got {unknown!r}.")
         self.unknown = unknown
@@ -456,7 +616,11 @@ class FrequencyRandomizer(LocalRandomizer):
         self.epsilon = self.design.epsilon
         self.delta = 0.0
         wide = mechanism in ("unary_encoding", "subset_selection")
-        self.chunk_size = chunk_rows(2 * self.n_cells if wide else 8)
+        # A few numbers per user otherwise: larger chunks (fewer passes of
+        # Python per user), their temporaries still within the chunk budget.
+        self.chunk_size = (
+            chunk_rows(2 * self.n_cells) if wide else chunk_rows(8, max_rows=1 << 18)
+        )
 
     def _config(self):
         return {
@@ -512,6 +676,18 @@ class FrequencyRandomizer(LocalRandomizer):
                 reasons[reason] = int(wrong.sum())
         return valid, reasons
 
+    def _check_records(self, X, y):
+        # Integer records (category codes) are encoded as they are: no float
+        # copy of the population.
+        return check_records(
+            X,
+            y,
+            n_features=self.n_features,
+            requires_y=self.requires_y,
+            owner=type(self).__name__,
+            keep_integers=True,
+        )
+
     def _randomize_chunk(self, X, y, source, public):
         n = X.shape[0]
         fields = {}
@@ -521,16 +697,26 @@ class FrequencyRandomizer(LocalRandomizer):
             fields["attribute"] = attribute.astype(np.int32)
         else:
             values = X[:, 0]
-        cells = encode_categories(values, self.categories, self.unknown)
+        # Randomized response computes in the unsigned type of its shifts.
+        design = self.design
+        dtype = (
+            _shift_dtype(design.bits, design.threshold, self.n_cells)
+            if self.mechanism == "randomized_response"
+            else np.int64
+        )
+        cells = encode_categories(
+            values, self.categories, self.unknown, dtype, self._consecutive
+        )
         fields.update(getattr(self, f"_{self.mechanism}")(cells, source, public))
         return fields
 
     def _randomized_response(self, cells, source, public, n_outputs=None):
         K = self.n_cells if n_outputs is None else n_outputs
-        keep = _coins(source, self.design.threshold, cells.shape)
-        other = source.integers(K - 1, cells.shape)
-        other += other >= cells
-        return {"value": np.where(keep, cells, other).astype(np.int32)}
+        design = self.design
+        draws = _uniform_draws(source, cells.shape[0], design.bits)
+        work = _shift_dtype(design.bits, design.threshold, K)
+        value = randomized_response_values(draws, cells, design.threshold, K, work)
+        return {"value": value.astype(value_dtype(K), copy=False)}
 
     def _local_hashing(self, cells, source, public):
         n = cells.shape[0]

@@ -23,14 +23,19 @@ from numbers import Integral
 
 import numpy as np
 
-from ._ldp_avg import VectorAverageRandomizer
-from ._marginals import SubsetIndex, binarize_records, mechanism_epsilon
+from ._ldp_avg import VectorAverageRandomizer, random_groups
+from ._marginals import (
+    BinaryRecordsMixin,
+    SubsetIndex,
+    binarize_records,
+    mechanism_epsilon,
+)
 
 #: Parity of the number of set bits of every byte.
 _BYTE_PARITY = np.array([bin(b).count("1") % 2 for b in range(256)], dtype=bool)
 
 
-class HadamardMarginalRandomizer(VectorAverageRandomizer):
+class HadamardMarginalRandomizer(BinaryRecordsMixin, VectorAverageRandomizer):
     """Client side of the Hadamard input perturbation (Cormode et al., SIGMOD 2018).
 
     Each user binarizes its record with the public threshold, is assigned
@@ -133,13 +138,28 @@ class HadamardMarginalRandomizer(VectorAverageRandomizer):
         flat = np.ascontiguousarray(bits).reshape(-1)
         return np.packbits(flat, bitorder="little").reshape(n, n_bytes)
 
+    def _odd_parities(self, packed, coordinates):
+        """Whether ``chi_S(x) = -1``: each user's own subset ``S`` (its coordinate)."""
+        odd = np.zeros(coordinates.shape[0], dtype=bool)
+        for byte in range(self._masks.shape[1]):  # bytes of a record (p / 8)
+            masks = self._masks[:, byte].take(coordinates)
+            masks &= packed[:, byte]
+            odd ^= _BYTE_PARITY.take(masks)
+        return odd
+
     def _unit_values(self, packed, coordinates):
-        masks = self._masks[coordinates]
-        masks &= packed
-        odd = _BYTE_PARITY[masks[:, 0]]
-        for byte in range(1, masks.shape[1]):  # bytes of a record (p / 8)
-            odd ^= _BYTE_PARITY[masks[:, byte]]
-        return np.where(odd, -1.0, 1.0)
+        return np.where(self._odd_parities(packed, coordinates), -1.0, 1.0)
+
+    def _randomize_chunk(self, X, y, source, public):
+        # Randomized response on the parity: the Duchi coin of a value at an
+        # end of [-1, 1] (the same coins and reports as the generic path).
+        packed = self._prepare(X)
+        coordinates = random_groups(public, X.shape[0], self.n_coordinates)
+        even = ~self._odd_parities(packed, coordinates)
+        return {
+            "coordinate": coordinates,
+            "value": self.scalar_mechanism.randomize_ends(even, random_state=source),
+        }
 
     def _unit_vector(self, packed):
         # Every parity of every user (tests and noise-free checks): (n, G).

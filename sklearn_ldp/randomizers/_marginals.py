@@ -22,6 +22,7 @@ The server's side (disjunction and marginal tables) is in
 :mod:`sklearn_ldp.aggregation`.
 """
 
+import math
 from itertools import combinations, combinations_with_replacement
 from math import comb, factorial
 from numbers import Integral
@@ -29,6 +30,7 @@ from numbers import Integral
 import numpy as np
 
 from ..utils import check_epsilon
+from ._base import check_records
 from ._chebyshev_or import or_polynomial
 from ._ldp_avg import VectorAverageRandomizer
 
@@ -156,7 +158,11 @@ def binarize_records(X, binarize):
     """The users' binary records: ``X > binarize``, or ``X`` itself if it is 0/1.
 
     ``binarize=None`` refuses records with an entry other than 0 or 1.
+    Integer records are compared in their own type (``x > t`` exactly when
+    ``x > floor(t)``), without a float copy.
     """
+    if binarize is not None and X.dtype.kind in "biu":
+        return np.greater(X, math.floor(binarize))
     if binarize is None:
         if not np.all((X == 0) | (X == 1)):
             raise ValueError(
@@ -168,7 +174,21 @@ def binarize_records(X, binarize):
     return X > binarize
 
 
-class MarginalRandomizer(VectorAverageRandomizer):
+class BinaryRecordsMixin:
+    """Records checked without a float copy when they are integers (0/1 bits)."""
+
+    def _check_records(self, X, y):
+        return check_records(
+            X,
+            y,
+            n_features=self.n_features,
+            requires_y=self.requires_y,
+            owner=type(self).__name__,
+            keep_integers=True,
+        )
+
+
+class MarginalRandomizer(BinaryRecordsMixin, VectorAverageRandomizer):
     """Client side of the local Chebyshev mechanism (seed 001, Algorithm 6).
 
     Each user binarizes its record with the public threshold, forms the

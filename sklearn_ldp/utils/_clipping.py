@@ -109,6 +109,8 @@ def clipping_diagnostics(
     >>> fraction, details["data_norm"]["fraction"]
     (0.0, 0.0)
     """
+    if data_norm is None and box is None and (y is None or y_bound is None):
+        return 0.0, {}  # no bound declared: nothing is clipped (and no copy of X)
     X = np.asarray(X, dtype=np.float64)
     n = X.shape[0]
     details, reasons = {}, []

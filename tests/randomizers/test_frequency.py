@@ -12,6 +12,7 @@ from sklearn_ldp.aggregation import (
     iterative_bayesian_update,
     project_simplex,
 )
+from sklearn_ldp.aggregation._frequency import count_values
 from sklearn_ldp.randomizers import (
     FrequencyRandomizer,
     Reports,
@@ -20,8 +21,10 @@ from sklearn_ldp.randomizers import (
 )
 from sklearn_ldp.randomizers._frequency import (
     FREQUENCY_MECHANISMS,
+    best_frequency_mechanism,
     hadamard_sign,
     local_hash,
+    randomized_response_values,
 )
 from sklearn_ldp.utils import audit_randomizer
 
@@ -99,8 +102,9 @@ def test_closed_form_variances():
                 m: frequency_design(m, n_cells, epsilon).variance(0.0)
                 for m in FREQUENCY_MECHANISMS
             }
+            # Half-word draws where their lattice costs < 2^-20 of the variance.
             np.testing.assert_allclose(
-                var["randomized_response"], (e + n_cells - 2) / (e - 1) ** 2, rtol=1e-9
+                var["randomized_response"], (e + n_cells - 2) / (e - 1) ** 2, rtol=2.0**-20
             )
             np.testing.assert_allclose(
                 var["unary_encoding"], 4 * e / (e - 1) ** 2, rtol=1e-9
@@ -115,8 +119,9 @@ def test_closed_form_variances():
 
 
 def test_auto_ranking():
-    small = frequency_mechanism_variances(2, 1.0)
-    assert min(small, key=small.get) == "randomized_response"
+    # Subsets of one cell are randomized response: a tie, to the first.
+    assert best_frequency_mechanism(2, 1.0) == "randomized_response"
+    assert best_frequency_mechanism(33, 4.0) == "randomized_response"
     large = frequency_mechanism_variances(1024, 1.0)
     best = min(large, key=large.get)
     assert best in ("subset_selection", "unary_encoding", "local_hashing")
@@ -182,7 +187,9 @@ def test_out_of_domain_values_are_refused():
 
 def _tamper(reports, name, row, value):
     fields = dict(reports.fields)
-    fields[name] = fields[name].copy()
+    # A sender picks its own dtype: wide enough for any integer.
+    values = fields[name]
+    fields[name] = values.astype(np.int64) if values.dtype.kind in "iu" else values.copy()
     fields[name][row] = value
     return Reports(fields, reports.config)
 
@@ -233,3 +240,82 @@ def test_ibu_matches_the_unbiased_estimate_inside_the_simplex():
     counts = 10_000 * (q + (p - q) * truth)
     f = iterative_bayesian_update(counts, np.array([10_000.0]), p, q)
     np.testing.assert_allclose(f, truth, atol=1e-6)
+
+
+@pytest.mark.parametrize("n_outputs, n_other", [(2, 1000), (4, 7), (33, 757), (300, 200)])
+def test_randomized_response_law_is_exact_on_every_draw(n_outputs, n_other):
+    # Every 16-bit draw once: each other output has exactly N draws, the
+    # value the remaining 2^16 - (K - 1) N (the law the design states).
+    draws = np.arange(2**16, dtype=np.uint64).astype(np.uint16)
+    work = np.dtype(np.uint16)
+    for value in {0, n_outputs // 2, n_outputs - 1}:
+        cells = np.full(draws.size, value, dtype=np.uint16)
+        counts = np.bincount(
+            randomized_response_values(draws, cells, n_other, n_outputs, work),
+            minlength=n_outputs,
+        )
+        expected = np.full(n_outputs, n_other)
+        expected[value] = 2**16 - (n_outputs - 1) * n_other
+        np.testing.assert_array_equal(counts, expected)
+
+
+@pytest.mark.parametrize(
+    "n_cells, epsilon, bits", [(33, 4.0, 32), (2, 1.0, 32), (1024, 1.0, 64), (7, 1e-9, 64)]
+)
+def test_randomized_response_design_states_its_exact_ratio(n_cells, epsilon, bits):
+    design = frequency_design("randomized_response", n_cells, epsilon)
+    assert design.bits == bits
+    n_other = design.threshold
+    keep = 2**bits - (n_cells - 1) * n_other
+    assert keep > n_other >= 1
+    # The guarantee is ln(keep / N), computed on the integers, at most epsilon.
+    assert np.log(keep / n_other) <= design.epsilon * (1 + 1e-12)
+    assert design.epsilon <= epsilon
+    assert design.support_prob == keep / 2**bits and design.other_prob == n_other / 2**bits
+
+
+def test_integer_and_float_records_get_the_same_reports():
+    rng = np.random.RandomState(3)
+    codes = rng.randint(-2, 9, size=(5000, 1))  # outside [3, 7] -> the other cell
+    for mechanism in FREQUENCY_MECHANISMS:
+        randomizer = FrequencyRandomizer(
+            1, epsilon=2.0, categories=[3, 4, 5, 6, 7], mechanism=mechanism,
+            unknown="other",
+        )
+        from_ints = randomizer.randomize(codes, random_state=1)
+        from_floats = randomizer.randomize(codes.astype(float), random_state=1)
+        for name in from_ints.fields:
+            np.testing.assert_array_equal(from_ints[name], from_floats[name])
+    with pytest.raises(ValueError, match="outside the public categories"):
+        FrequencyRandomizer(1, epsilon=1.0, categories=3).randomize(
+            np.array([[0], [3]]), random_state=0
+        )
+
+
+def test_count_values_is_bincount():
+    rng = np.random.RandomState(0)
+    for n_values, dtype in [(2, np.uint8), (33, np.uint8), (256, np.uint8), (300, np.uint16)]:
+        for n in (1, 2, 7, 10_001):
+            values = rng.randint(0, n_values, n).astype(dtype)
+            np.testing.assert_array_equal(
+                count_values(values, n_values), np.bincount(values, minlength=n_values)
+            )
+
+
+@pytest.mark.parametrize("random_state", [0, None])
+@pytest.mark.parametrize("n_cells, bits", [(40, 32), (1024, 64)])
+def test_randomized_response_keeps_the_value_with_p(n_cells, bits, random_state):
+    randomizer = FrequencyRandomizer(
+        1, epsilon=1.0, categories=n_cells, mechanism="randomized_response"
+    )
+    assert randomizer.design.bits == bits
+    n = 200_000
+    reports = randomizer.randomize(np.full((n, 1), 3), random_state=random_state)
+    assert randomizer.validate_reports(reports)[0].all()
+    counts = np.bincount(reports["value"], minlength=n_cells)
+    p, q = randomizer.design.support_prob, randomizer.design.other_prob
+    assert abs(counts[3] - n * p) < 5 * np.sqrt(n * p * (1 - p))
+    others = np.delete(counts, 3)
+    # Every other cell ~ Binomial(n, q): their total and their spread.
+    assert abs(others.sum() - n * (1 - p)) < 5 * np.sqrt(n * p * (1 - p))
+    assert abs(others.var() / (n * q * (1 - q)) - 1) < 5 * np.sqrt(2 / (n_cells - 2))

@@ -10,8 +10,10 @@ from sklearn_ldp.randomizers import (
     HadamardMarginalRandomizer,
     MarginalRandomizer,
     SubsetIndex,
+    check_client_random_state,
     or_polynomial,
 )
+from sklearn_ldp.randomizers._ldp_avg import VectorAverageRandomizer
 from sklearn_ldp.randomizers._marginals import (
     MAX_MECHANISM_EPSILON,
     mechanism_epsilon,
@@ -273,3 +275,27 @@ def test_epsilon_cap_and_floor():
     assert tiny.epsilon == pytest.approx(1e-9)
     values = tiny.randomize(np.zeros((100, 3)), random_state=0)["value"]
     assert set(np.unique(values)) <= {-1.0, 1.0}
+
+
+@pytest.mark.parametrize("binarize", [None, 0.0, 0.5, -2.5])
+def test_integer_records_get_the_reports_of_float_records(binarize):
+    # int8 0/1 records are binarized in their own type: the same bits, the
+    # same reports (and the Hadamard fast path is the generic Duchi path).
+    codes = np.random.RandomState(0).randint(0, 2, size=(3000, 6)).astype(np.int8)
+    for rand in (
+        HadamardMarginalRandomizer(6, epsilon=2.0, k=3, binarize=binarize),
+        MarginalRandomizer(6, epsilon=2.0, k=2, gamma=0.0, binarize=binarize),
+    ):
+        from_ints = rand.randomize(codes, random_state=5)
+        from_floats = rand.randomize(codes.astype(float), random_state=5)
+        for name in from_ints.fields:
+            np.testing.assert_array_equal(from_ints[name], from_floats[name])
+    rand = HadamardMarginalRandomizer(6, epsilon=2.0, k=3, binarize=binarize)
+    source = check_client_random_state(5)
+    generic = VectorAverageRandomizer._randomize_chunk(
+        rand, codes, None, source, source.public()
+    )
+    source = check_client_random_state(5)
+    fast = rand._randomize_chunk(codes, None, source, source.public())
+    for name in generic:
+        np.testing.assert_array_equal(generic[name], fast[name])

@@ -295,3 +295,16 @@ def test_piecewise_variance_is_that_of_the_discrete_law(epsilon, t):
     # and unbiased: the mean of the mixed law is t.
     mixed = (1 - (u - base)) * law(base) + (u - base) * high
     assert mixed @ support == pytest.approx(t, abs=1e-9)
+
+
+@pytest.mark.parametrize("epsilon", [0.3, 4.0, 31.0, 100.0])
+@pytest.mark.parametrize("interval", [(-1.0, 1.0), (0.0, 1.0), (-3.0, 0.5)])
+def test_duchi_randomize_ends_is_randomize_at_the_ends(epsilon, interval):
+    # The same coins, in order, and the same reports as the generic path.
+    mechanism = DuchiMechanism(epsilon, *interval)
+    at_upper = np.random.RandomState(0).uniform(size=20_000) < 0.4
+    values = np.where(at_upper, interval[1], interval[0])
+    np.testing.assert_array_equal(
+        mechanism.randomize_ends(at_upper, random_state=1),
+        mechanism.randomize(values, random_state=1),
+    )
