@@ -203,6 +203,9 @@ class LocalRandomizer:
 
     #: Whether ``randomize`` needs ``y``.
     requires_y = True
+    #: Whether integer records are checked without a float copy
+    #: (:func:`check_records`, ``keep_integers``): category codes and bits.
+    keep_integer_records = False
     chunk_size = DEFAULT_CHUNK_SIZE
 
     def get_config(self):
@@ -343,6 +346,7 @@ class LocalRandomizer:
             n_features=self.n_features,
             requires_y=self.requires_y,
             owner=type(self).__name__,
+            keep_integers=self.keep_integer_records,
         )
 
     def _chunks(self, X, y, source, own=True):

@@ -68,7 +68,7 @@ import numpy as np
 
 from ..accounting import design_epsilon, probability_ratio_epsilon
 from ..utils import check_epsilon
-from ._base import FieldSupport, LocalRandomizer, check_records, chunk_rows
+from ._base import FieldSupport, LocalRandomizer, chunk_rows
 
 FREQUENCY_MECHANISMS = (
     "randomized_response",
@@ -581,6 +581,8 @@ class FrequencyRandomizer(LocalRandomizer):
     """
 
     requires_y = False
+    # Integer records (category codes) are encoded as they are: no float copy.
+    keep_integer_records = True
     granularity = 1.0
 
     def __init__(
@@ -675,18 +677,6 @@ class FrequencyRandomizer(LocalRandomizer):
                 reason = f"subset size not {self.design.subset_size}"
                 reasons[reason] = int(wrong.sum())
         return valid, reasons
-
-    def _check_records(self, X, y):
-        # Integer records (category codes) are encoded as they are: no float
-        # copy of the population.
-        return check_records(
-            X,
-            y,
-            n_features=self.n_features,
-            requires_y=self.requires_y,
-            owner=type(self).__name__,
-            keep_integers=True,
-        )
 
     def _randomize_chunk(self, X, y, source, public):
         n = X.shape[0]

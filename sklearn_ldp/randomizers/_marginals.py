@@ -30,7 +30,6 @@ from numbers import Integral
 import numpy as np
 
 from ..utils import check_epsilon
-from ._base import check_records
 from ._chebyshev_or import or_polynomial
 from ._ldp_avg import VectorAverageRandomizer
 
@@ -177,15 +176,7 @@ def binarize_records(X, binarize):
 class BinaryRecordsMixin:
     """Records checked without a float copy when they are integers (0/1 bits)."""
 
-    def _check_records(self, X, y):
-        return check_records(
-            X,
-            y,
-            n_features=self.n_features,
-            requires_y=self.requires_y,
-            owner=type(self).__name__,
-            keep_integers=True,
-        )
+    keep_integer_records = True
 
 
 class MarginalRandomizer(BinaryRecordsMixin, VectorAverageRandomizer):
