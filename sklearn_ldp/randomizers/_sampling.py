@@ -77,6 +77,8 @@ class NoiseSource:
 
     def words(self, size):
         """Independent uniform 64-bit words, as a new ``uint64`` array of shape ``size``."""
+        if type(size) is int and self._bits is not None:
+            return self._bits.random_raw(size)  # the samplers' per-block call
         shape = (size,) if isinstance(size, Integral) else tuple(size)
         count = int(np.prod(shape, dtype=np.int64))
         if self._bits is None:
@@ -306,19 +308,32 @@ class IntegerSampler:
         a view of its memory (overwritten by the next call with the same
         buffers): nothing is allocated, so a caller drawing block after
         block reuses the same cache-resident memory.
+
+        Branch-free: the bucket's outcome or its alias is picked with a
+        bit mask, ``alias ^ ((bucket ^ alias) & mask)``, ``mask`` all ones
+        exactly when the remainder is below the threshold (the sign of
+        their difference, both below ``2**(64 - bits)``, spread by an
+        arithmetic shift). The same draws as ``where(remainder <
+        threshold, bucket, alias)`` (a masked copy, several times slower:
+        which words keep their bucket is random, so the processor
+        mispredicts its branches).
         """
         shift = np.uint64(64 - self._bits)
         low = np.uint64(2 ** (64 - self._bits) - 1)
         flat = words.reshape(-1)
-        bucket, entry, threshold, keep = buffers.first(flat.size)
+        bucket, entry, threshold = buffers.first(flat.size)
         np.right_shift(flat, shift, out=bucket)  # below 2**bits
         # One gather (threshold and alias); every bucket indexes the table.
         self._packed.take(bucket.view(np.int64), out=entry, mode="wrap")
         flat &= low  # the remainder
         np.bitwise_and(entry, low, out=threshold)
-        np.less(flat, threshold, out=keep)
+        mask = flat.view(np.int64)
+        mask -= threshold.view(np.int64)  # negative exactly when kept
+        mask >>= 63  # arithmetic: all ones when kept, else 0
         entry >>= shift  # the alias
-        np.copyto(entry, bucket, where=keep)
+        bucket ^= entry
+        bucket &= flat  # bucket ^ alias when kept, else 0
+        entry ^= bucket  # the bucket when kept, else the alias
         index = entry.view(np.int64)  # below 2**bits: the same integers
         index += self.offset
         return index.reshape(words.shape)
@@ -332,11 +347,13 @@ class _DrawBuffers:
             np.empty(size, dtype=np.uint64),  # bucket
             np.empty(size, dtype=np.uint64),  # table entry, then the draw
             np.empty(size, dtype=np.uint64),  # threshold
-            np.empty(size, dtype=bool),  # keep the bucket
         )
+        self.size = size
 
     def first(self, size):
         """The first ``size`` entries of every buffer."""
+        if size == self.size:
+            return self._arrays
         return tuple(array[:size] for array in self._arrays)
 
 
