@@ -249,8 +249,7 @@ class LDPEstimatorMixin:
             reports = randomizer.randomize(X, y, random_state=self.random_state)
             return self._fit_from_reports(reports)
         self.__dict__.pop("_partial_state", None)  # a new fit forgets partial_fit
-        # X and y passed validate_data (fit): no second check of the records.
-        chunks = randomizer._validated_chunks(X, y, self.random_state)
+        chunks = randomizer.randomize_chunks(X, y, random_state=self.random_state)
         for rows, reports in chunks:
             aggregate.update(reports, np.arange(rows.start, rows.stop))
         return self._fit_from_aggregate(aggregate, config, X.shape[0])
