@@ -199,16 +199,11 @@ CASES = [
 
 
 class _CountingSource(NoiseSource):
-    """A seeded noise source that counts the random words drawn from it.
-
-    ``count``: words of the stream itself; ``segment_count``: words of its
-    segments (the block samplers' streams, another generator).
-    """
+    """A seeded noise source that counts the random words drawn from it."""
 
     def __init__(self, seed_sequence):
         super().__init__(seed_sequence)
         self.count = 0
-        self.segment_count = 0
 
     def words(self, size):
         words = super().words(size)
@@ -221,12 +216,12 @@ class _CountingSource(NoiseSource):
         return values
 
     def segments(self, size, count):
-        self.segment_count += size * count  # every word of the streams handed out
+        self.count += size * count  # every word of the runs handed out
         return super().segments(size, count)
 
 
 def consumed_words(case, X, y, seed):
-    """Random words the simulated users of ``case`` draw: ``(stream, segments)``."""
+    """Random words the simulated users of ``case`` draw from their noise source."""
     randomizer = case.private().make_randomizer(
         X.shape[1],
         n_users=X.shape[0],
@@ -234,7 +229,7 @@ def consumed_words(case, X, y, seed):
     )
     source = _CountingSource(np.random.SeedSequence(seed))
     randomizer.randomize(X, y if randomizer.requires_y else None, random_state=source)
-    return source.count, source.segment_count
+    return source.count
 
 
 def simulate_clients(case, X, y):
@@ -252,16 +247,11 @@ def simulate_clients(case, X, y):
     )
 
 
-def draw_words(count, segment_count, seed, block=2**16):
-    """Draw ``count`` words from a seeded client noise source and ``segment_count``
-    from one of its segments, in blocks."""
+def draw_words(count, seed, block=2**16):
+    """Draw ``count`` words from a seeded client noise source, in blocks."""
     source = NoiseSource(np.random.SeedSequence(seed))
     for start in range(0, count, block):
         source.words(min(block, count - start))
-    if segment_count:
-        (stream,) = source.segments(segment_count, 1)
-        for start in range(0, segment_count, block):
-            stream.words(min(block, segment_count - start))
 
 
 def seconds(fn, *args):
@@ -286,11 +276,8 @@ def measure(case, n, seed):
     for _ in range(REPEATS):  # interleaved: both see the same machine load
         private_s.append(seconds(private, X, y))
         public_s.append(seconds(case.public, X, y))
-    stream_words, segment_words = consumed_words(case, X, y, seed)
-    words = stream_words + segment_words
-    floor_s = [
-        seconds(draw_words, stream_words, segment_words, seed) for _ in range(REPEATS)
-    ]
+    words = consumed_words(case, X, y, seed)
+    floor_s = [seconds(draw_words, words, seed) for _ in range(REPEATS)]
     client_s = float(
         np.median([seconds(simulate_clients, case, X, y) for _ in range(REPEATS)])
     )
@@ -449,9 +436,7 @@ def scaling(run):
         "predict; the frequency and marginal counterparts are the exact counts). "
         "RNG floor s: drawing every random 64-bit word the simulated users "
         "consume (words / user, counted on the same users) from the same seeded "
-        "client noise source (the block samplers' words from its SFC64 segments, "
-        "the others from its PCG64 stream), and nothing else: no simulation can "
-        "be faster. "
+        "client noise source, and nothing else: no simulation can be faster. "
         "client s: the users' side of the private fit alone (the randomizer "
         "of every user, seeded as in fit; the rest of fit s is the server and "
         "input checks); client / counterpart: what the simulation of the users "

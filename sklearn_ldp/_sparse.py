@@ -754,21 +754,22 @@ def _l1_ball_fold_fits(folded, params, *, fit_intercept, sigma_x, max_iter, tol)
         if 0 < folded.counts[k] < folded.n  # cross_validate skips the others
     ]
     trains = {k: folded.moments(exclude=k) for k in folds}
-    # The PSD projection of each fold's scatter, shared by every penalty.
-    psd_parts = {k: _l1_ball_projected(trains[k], fit_intercept) for k in folds}
     pairs = [(c, k) for k in folds for c in range(len(params))]
     m = folded.zz.shape[1] - 1  # features (the constant column last)
     # Stacks of at most BATCH_BYTES of matrices: the server's memory stays a
     # small constant (a single stack of 90 problems at m = 20 is 290 KB).
     per_group = max(1, BATCH_BYTES // (8 * m * m))
     fits = {}
+    psd_fold = psd_part = None
     for start in range(0, len(pairs), per_group):
         group = pairs[start : start + per_group]
         quadratics = np.empty((len(group), m, m))
         linears = np.empty((len(group), m))
         for i, (c, k) in enumerate(group):
+            if k != psd_fold:  # pairs run fold by fold: one PSD projection each
+                psd_fold, psd_part = k, _l1_ball_projected(trains[k], fit_intercept)
             quadratics[i], linears[i] = _l1_ball_problem(
-                trains[k], fit_intercept, params[c]["ridge"], sigma_x, psd_parts[k]
+                trains[k], fit_intercept, params[c]["ridge"], sigma_x, psd_part
             )
         coefs, _, _ = l1_constrained_least_squares_batch(
             quadratics,

@@ -465,8 +465,8 @@ class SparseLDPClassifier(
     >>> import numpy as np
     >>> from sklearn_ldp import SparseLDPClassifier
     >>> rng = np.random.RandomState(0)  # not the users' noise stream below
-    >>> X = np.hstack([rng.uniform(-1, 1, (50_000, 2)) / 2,
-    ...                rng.standard_normal((50_000, 98)) / 20])
+    >>> X = np.hstack([rng.uniform(-1, 1, (20_000, 2)) / 2,
+    ...                rng.standard_normal((20_000, 98)) / 20])
     >>> y = (X[:, 0] - X[:, 1] > 0).astype(int)
     >>> clf = SparseLDPClassifier(epsilon=8.0, n_components=30, l1_radius=20.0,
     ...                           random_state=0).fit(X, y)

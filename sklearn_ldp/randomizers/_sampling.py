@@ -11,9 +11,8 @@ number a report carries is drawn here:
 - :class:`NoiseSource` turns random 64-bit words into values. With
   ``random_state=None`` the words come from the operating system's CSPRNG
   (``os.urandom``); an integer seeds a PCG64 stream (simulations only: whoever
-  knows the seed can remove the noise), whose block-by-block draws
-  (:meth:`NoiseSource.segments`) run on SFC64 streams seeded from it. Public
-  per-user values come from a separate stream (:meth:`NoiseSource.public`).
+  knows the seed can remove the noise). Public per-user values come from a
+  separate stream (:meth:`NoiseSource.public`).
 - :class:`IntegerSampler` draws from a distribution on the integers given by
   integer weights that sum to ``2**64``: a draw is one word and a binary
   search, so the implemented distribution is known exactly, and the
@@ -51,8 +50,7 @@ class NoiseSource:
     seed_sequence : numpy.random.SeedSequence or None
         ``None``: every word comes from ``os.urandom`` (the operating
         system's cryptographically secure generator). Otherwise a PCG64
-        generator seeded from it (fast and reproducible, for simulations);
-        its :meth:`segments` are SFC64 streams seeded from its words.
+        generator seeded from it (fast and reproducible, for simulations).
 
     Examples
     --------
@@ -160,36 +158,32 @@ class NoiseSource:
         return NoiseSource(self._sequence.spawn(1)[0])
 
     def segments(self, size, count):
-        """``count`` sources for ``count`` whole-array draws of ``size`` words each.
+        """``count`` sources, the k-th reading words ``k size`` to ``(k + 1) size - 1`` from now.
 
-        A randomizer draws, block by block, the words of several
-        whole-array draws (the rounding coins of every value, then the
-        noise of every value) from the ``count`` sources, and releases the
-        same reports as the whole-array definition without holding those
-        arrays: a source's words do not depend on how its draws are split
-        into blocks. A secure source returns itself ``count`` times: its
-        words are independent whatever their order.
-
-        A seeded stream hands out ``count`` SFC64 streams, each seeded
-        (through ``SeedSequence``) by four words of this stream, which
-        continues after them: the simulations' bulk words come from
-        numpy's fastest generator (about twice PCG64's rate), a sound one
-        (a 64-bit counter in its 256-bit state: no cycle shorter than
-        ``2**64``; no known statistical failure), on streams seeded apart.
-        ``size`` is the number of words each will hand out (what a caller
-        counting words reads).
+        A seeded stream hands out exactly the words ``count`` consecutive
+        draws of ``size`` words would read (PCG64 jumps ahead in constant
+        time), and continues after them; so a randomizer can draw, block by
+        block, the words of several whole-array draws (the rounding coins
+        of every value, then the noise of every value) and release the
+        same reports as the whole-array definition, without holding those
+        arrays. A secure source returns itself ``count`` times: its words
+        are independent whatever their order.
         """
         if self._bits is None:
             return [self] * count
-        seeds = self._bits.random_raw(4 * count).reshape(count, 4)
-        return [
-            _Segment(np.random.SFC64(np.random.SeedSequence(seed.tolist())))
-            for seed in seeds
-        ]
+        state = self._bits.state
+        segments = []
+        for k in range(count):
+            bits = np.random.PCG64(0)
+            bits.state = state
+            bits.advance(k * size)
+            segments.append(_Segment(bits))
+        self._bits.advance(count * size)
+        return segments
 
 
 class _Segment(NoiseSource):
-    """One seeded stream of :meth:`NoiseSource.segments`."""
+    """A run of a seeded stream's words (:meth:`NoiseSource.segments`)."""
 
     def __init__(self, bits):
         self._sequence = None
