@@ -21,7 +21,6 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import gen_batches
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -210,11 +209,11 @@ class _ProjectedLDPBase(PublicFeatureMapMixin, LDPEstimatorMixin):
 
     def _simulate(self, X, y):
         """Client side of ``fit``/``partial_fit``: randomize ``X`` chunk by chunk."""
-        randomizer = self._randomizer
-        for batch in gen_batches(X.shape[0], randomizer.chunk_size):
-            reports = randomizer.randomize(
-                X[batch], None if y is None else y[batch], random_state=self._noise
-            )
+        # X and y passed validate_data (fit, partial_fit): the randomizer
+        # draws the chunks of randomize(X, y, self._noise) without checking
+        # the records a second time.
+        chunks = self._randomizer._validated_chunks(X, y, self._noise)
+        for _, reports in chunks:
             self._accumulate(reports["x"], reports.fields.get("y"))
 
     def _server_aggregate(self, config):
@@ -702,8 +701,23 @@ def _l1_ball_fit(
     return coef, projected, intercept, n_iter, converged
 
 
-def _l1_ball_problem(moments, fit_intercept, ridge, sigma_x):
-    """``(Q, b)`` of :func:`_l1_ball_fit` (centred with ``fit_intercept``)."""
+def _l1_ball_problem(moments, fit_intercept, ridge, sigma_x, projected=None):
+    """``(Q, b)`` of :func:`_l1_ball_fit` (centred with ``fit_intercept``).
+
+    ``projected``: :func:`_l1_ball_projected` of the same moments, when the
+    caller already has it (it does not depend on ``ridge``).
+    """
+    if projected is None:
+        projected = _l1_ball_projected(moments, fit_intercept)
+    scatter, cross = projected
+    m = moments.n_features
+    quadratic = scatter.copy()
+    quadratic[np.diag_indices(m)] += ridge * gram_noise_scale(sigma_x, m, moments.n)
+    return quadratic, cross
+
+
+def _l1_ball_projected(moments, fit_intercept):
+    """``(Proj_PSD(scatter), b)``: the part of :func:`_l1_ball_problem` without the ridge."""
     m = moments.n_features
     scatter = np.array(moments.gram[:m, :m])
     cross = np.array(moments.cross[:m, 0])
@@ -711,9 +725,7 @@ def _l1_ball_problem(moments, fit_intercept, ridge, sigma_x):
         mean_z, mean_v = moments.gram[:m, m], float(moments.cross[m, 0])
         scatter -= np.outer(mean_z, mean_z)
         cross -= mean_z * mean_v
-    quadratic = project_psd(scatter)
-    quadratic[np.diag_indices(m)] += ridge * gram_noise_scale(sigma_x, m, moments.n)
-    return quadratic, cross
+    return project_psd(scatter), cross
 
 
 def _l1_ball_intercept(moments, coef, components, fit_intercept):
@@ -748,13 +760,16 @@ def _l1_ball_fold_fits(folded, params, *, fit_intercept, sigma_x, max_iter, tol)
     # small constant (a single stack of 90 problems at m = 20 is 290 KB).
     per_group = max(1, BATCH_BYTES // (8 * m * m))
     fits = {}
+    psd_fold = psd_part = None
     for start in range(0, len(pairs), per_group):
         group = pairs[start : start + per_group]
         quadratics = np.empty((len(group), m, m))
         linears = np.empty((len(group), m))
         for i, (c, k) in enumerate(group):
+            if k != psd_fold:  # pairs run fold by fold: one PSD projection each
+                psd_fold, psd_part = k, _l1_ball_projected(trains[k], fit_intercept)
             quadratics[i], linears[i] = _l1_ball_problem(
-                trains[k], fit_intercept, params[c]["ridge"], sigma_x
+                trains[k], fit_intercept, params[c]["ridge"], sigma_x, psd_part
             )
         coefs, _, _ = l1_constrained_least_squares_batch(
             quadratics,

@@ -335,6 +335,16 @@ class LocalRandomizer:
         True
         """
         X, y = self._check_records(X, y)
+        return self._validated_chunks(X, y, random_state)
+
+    def _validated_chunks(self, X, y, random_state):
+        """:meth:`randomize_chunks` of records already checked.
+
+        For an estimator's simulation, whose ``validate_data`` has already
+        refused records that are not finite, not 2-D, of the wrong width or
+        with a ``y`` of another length: the check of
+        :func:`check_records` would be a second pass over every record.
+        """
         config = self.get_config()
         chunks = self._chunks(X, y, check_client_random_state(random_state))
         return ((batch, Reports(fields, config)) for batch, fields in chunks)

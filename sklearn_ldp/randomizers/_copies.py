@@ -219,14 +219,14 @@ class GaussianCopiesRandomizer(LocalRandomizer):
         labels = encode_labels(y, self.classes)
         x = np.stack(
             [
-                lattice_release(clipped, sigma, step, source)
+                lattice_release(clipped, sigma, step, source, bound=self.data_norm)
                 for sigma, step in zip(self.sigma_x, self.granularity_x, strict=True)
             ],
             axis=1,
         )
         y = np.stack(
             [
-                lattice_release(labels, sigma, step, source)
+                lattice_release(labels, sigma, step, source, bound=1.0)
                 for sigma, step in zip(self.sigma_y, self.granularity_y, strict=True)
             ],
             axis=1,

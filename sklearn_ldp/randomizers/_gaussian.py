@@ -28,8 +28,10 @@ from ._clip import clip_interval
 from ._sampling import _DrawBuffers, check_client_random_state, rounded_gaussian
 
 CALIBRATIONS = ("analytic", "paper")
-#: Numbers per block of :func:`lattice_release` (128 KiB per temporary).
-RELEASE_BLOCK = 2**14
+#: Numbers per block of :func:`lattice_release` (256 KiB per temporary: a
+#: block's arithmetic stays in the processor's cache, and the per-block
+#: overhead of some twenty numpy calls is spread over enough numbers).
+RELEASE_BLOCK = 2**15
 
 
 @lru_cache(maxsize=6)  # a few tables of up to ~20 MB each
@@ -53,7 +55,7 @@ def lattice_noise_sampler(sigma, granularity, tv_bound=None):
     return sampler
 
 
-def lattice_release(values, sigma, granularity, source):
+def lattice_release(values, sigma, granularity, source, bound=None):
     """``g (n + J)``: ``values`` rounded to ``g Z`` without bias, plus lattice noise.
 
     ``n = floor(v / g) + B``, ``B`` a coin with the fractional part of
@@ -64,14 +66,20 @@ def lattice_release(values, sigma, granularity, source):
     exact multiple of ``g``: ``n + J`` is computed on integers (held in
     float64 while they stay below ``2**52``, where its sums are exact; in
     int64 beyond), then multiplied once by ``g``, a power of two.
+    ``bound``: a public bound on ``|values|`` (the clipping bound), which
+    decides that in advance; None reads it from ``values``.
 
     The words are those of a whole-array release: one coin per value
-    (``NoiseSource.uniform`` compared with the fraction, as
+    (``NoiseSource.uniform`` ``u`` compared with the fraction ``f``, as
     ``NoiseSource.rounding_coins``), then the noise of every value; they
     are drawn block by block (:meth:`NoiseSource.segments`) and the
     arithmetic runs in blocks of ``RELEASE_BLOCK`` numbers whose
     temporaries stay in the processor's cache, several times faster than
-    whole-array passes.
+    whole-array passes. The coin is ``ceil(f - u)`` in floating point:
+    ``f`` and ``u`` lie in ``[0, 1)``, so their computed difference lies in
+    ``(-1, 1)`` and has the sign of the exact one (IEEE subtraction
+    rounds monotonically and returns 0 only for equal operands), and its
+    ceiling is 1 exactly when ``u < f``.
     """
     sampler = lattice_noise_sampler(sigma, granularity)
     values = np.asarray(values, dtype=np.float64)
@@ -79,30 +87,36 @@ def lattice_release(values, sigma, granularity, source):
     if values.size == 0:
         return released
     flat, out = values.reshape(-1), released.reshape(-1)
+    if bound is None:
+        bound = max(float(flat.max()), -float(flat.min()))
     # Largest |n + J| (floor(v / g) plus the coin, plus the noise's half-width).
-    largest = max(float(flat.max()), -float(flat.min())) / granularity
-    in_float = largest + sampler.support[1] + 2.0 < 2.0**52
+    in_float = bound / granularity + sampler.support[1] + 2.0 < 2.0**52
     coins, noise = source.segments(flat.size, 2)
     inverse = 1.0 / granularity  # a power of two: v * inverse = v / g exactly
     # Temporaries of one block, reused from block to block.
     size = min(RELEASE_BLOCK, flat.size)
-    fraction_buffer, index_buffer = np.empty(size), np.empty(size)
-    uniform_buffer, coin_buffer = np.empty(size), np.empty(size, dtype=bool)
+    fraction, index, uniform = np.empty(size), np.empty(size), np.empty(size)
     buffers = _DrawBuffers(size)
     for start in range(0, flat.size, RELEASE_BLOCK):
         stop = min(start + RELEASE_BLOCK, flat.size)
         m = stop - start
-        fraction, index = fraction_buffer[:m], index_buffer[:m]
-        uniform, coin = uniform_buffer[:m], coin_buffer[:m]
+        if m < size:  # the last block
+            fraction, index, uniform = fraction[:m], index[:m], uniform[:m]
         np.multiply(flat[start:stop], inverse, out=fraction)
         np.floor(fraction, out=index)
         fraction -= index  # exact: both are multiples of the same power of two
-        if not in_float:
-            index = index.astype(np.int64)
-        np.less(coins.uniform_into(uniform), fraction, out=coin)
-        index += coin
-        index += sampler.draw_into(noise.words(m), buffers)
-        np.multiply(index, granularity, out=out[start:stop])
+        fraction -= coins.uniform_into(uniform)
+        np.ceil(fraction, out=fraction)  # the coin: 1 when u < f, else 0
+        draws = sampler.draw_into(noise.words(m), buffers)
+        if in_float:
+            index += fraction
+            index += draws
+            np.multiply(index, granularity, out=out[start:stop])
+        else:
+            whole = index.astype(np.int64)
+            whole += fraction.astype(np.int64)
+            whole += draws
+            np.multiply(whole, granularity, out=out[start:stop])
     return released
 
 
@@ -262,6 +276,7 @@ class GaussianMechanism:
                 self.sigma,
                 self.granularity,
                 source,
+                bound=self.norm_bound,
             )
         return noisy if X.ndim > 1 else noisy[:, 0]
 
@@ -577,9 +592,17 @@ class GaussianRecordRandomizer(LocalRandomizer):
         clipped = X if self.data_norm is None else clip_to_ball(X, self.data_norm)
         if self.feature_map is None:
             return clipped
-        return clip_to_ball(
-            np.asarray(self.feature_map(clipped), dtype=float), self.feature_norm
-        )
+        mapped = np.asarray(self.feature_map(clipped), dtype=float)
+        if (
+            mapped is X
+            and self.data_norm is not None
+            and self.feature_norm >= self.data_norm
+        ):
+            # An identity map of records the first clip left as they were
+            # (clip_to_ball returned X): every computed row norm is below
+            # data_norm (1 - 2^-50), so the second clip would return X too.
+            return mapped
+        return clip_to_ball(mapped, self.feature_norm)
 
     def targets(self, y):
         """The clipped or encoded target a user releases, before noise."""
@@ -612,13 +635,23 @@ class GaussianRecordRandomizer(LocalRandomizer):
         return support
 
     def _randomize_chunk(self, X, y, source, public):
+        # The features and targets lie within their clipping bounds
+        # (clip_to_ball bounds every entry too; labels are encoded in [-1, 1]).
         fields = {
             "x": lattice_release(
-                self.features(X), self.sigma_x, self.granularity_x, source
+                self.features(X),
+                self.sigma_x,
+                self.granularity_x,
+                source,
+                bound=self.feature_norm,
             )
         }
         if y is not None and self.y_sensitivity is not None:
             fields["y"] = lattice_release(
-                self.targets(y), self.sigma_y, self.granularity_y, source
+                self.targets(y),
+                self.sigma_y,
+                self.granularity_y,
+                source,
+                bound=max(abs(bound) for bound in self._target_bounds()),
             )
         return fields

@@ -77,6 +77,8 @@ class NoiseSource:
 
     def words(self, size):
         """Independent uniform 64-bit words, as a new ``uint64`` array of shape ``size``."""
+        if type(size) is int and self._bits is not None:
+            return self._bits.random_raw(size)  # the samplers' per-block call
         shape = (size,) if isinstance(size, Integral) else tuple(size)
         count = int(np.prod(shape, dtype=np.int64))
         if self._bits is None:
@@ -270,6 +272,9 @@ class IntegerSampler:
         self.weights = weights
         self._bits, self._accept, self._alias = _alias_table(weights)
         self._packed = _packed_table(self._bits, self._accept, self._alias)
+        # draw_into's constants: the bucket's shift and the remainder's mask.
+        self._shift = np.uint64(64 - self._bits)
+        self._low = np.uint64(2 ** (64 - self._bits) - 1)
         self.tv_bound = float(tv_bound)
         self.max_relative_error = float(max_relative_error)
 
@@ -306,38 +311,58 @@ class IntegerSampler:
         a view of its memory (overwritten by the next call with the same
         buffers): nothing is allocated, so a caller drawing block after
         block reuses the same cache-resident memory.
+
+        Branch-free: the bucket's outcome or its alias is picked with a
+        bit mask, ``alias ^ ((bucket ^ alias) & mask)``, ``mask`` all ones
+        exactly when the remainder is below the threshold (the sign of
+        their difference, both below ``2**(64 - bits)``, spread by an
+        arithmetic shift). The same draws as ``where(remainder <
+        threshold, bucket, alias)`` (a masked copy, several times slower:
+        which words keep their bucket is random, so the processor
+        mispredicts its branches).
         """
-        shift = np.uint64(64 - self._bits)
-        low = np.uint64(2 ** (64 - self._bits) - 1)
-        flat = words.reshape(-1)
-        bucket, entry, threshold, keep = buffers.first(flat.size)
+        shift, low = self._shift, self._low
+        flat = words if words.ndim == 1 else words.reshape(-1)
+        bucket, entry, threshold, signed = buffers.first(flat.size)
         np.right_shift(flat, shift, out=bucket)  # below 2**bits
         # One gather (threshold and alias); every bucket indexes the table.
-        self._packed.take(bucket.view(np.int64), out=entry, mode="wrap")
-        flat &= low  # the remainder
+        self._packed.take(signed[0], out=entry, mode="wrap")
+        np.bitwise_and(flat, low, out=flat)  # the remainder
         np.bitwise_and(entry, low, out=threshold)
-        np.less(flat, threshold, out=keep)
-        entry >>= shift  # the alias
-        np.copyto(entry, bucket, where=keep)
-        index = entry.view(np.int64)  # below 2**bits: the same integers
-        index += self.offset
-        return index.reshape(words.shape)
+        mask = flat.view(np.int64)
+        # Negative exactly when kept; arithmetic shift: all ones when kept, else 0.
+        np.subtract(mask, signed[2], out=mask)
+        np.right_shift(mask, 63, out=mask)
+        np.right_shift(entry, shift, out=entry)  # the alias
+        np.bitwise_xor(bucket, entry, out=bucket)
+        np.bitwise_and(bucket, flat, out=bucket)  # bucket ^ alias when kept, else 0
+        np.bitwise_xor(entry, bucket, out=entry)  # the bucket when kept, else the alias
+        index = signed[1]  # below 2**bits: the same integers
+        np.add(index, self.offset, out=index)
+        return index if words.ndim == 1 else index.reshape(words.shape)
 
 
 class _DrawBuffers:
     """The temporaries of :meth:`IntegerSampler.draw_into`, for up to ``size`` words."""
 
     def __init__(self, size):
-        self._arrays = (
+        self.size = size
+        self._full = self._views(
             np.empty(size, dtype=np.uint64),  # bucket
             np.empty(size, dtype=np.uint64),  # table entry, then the draw
             np.empty(size, dtype=np.uint64),  # threshold
-            np.empty(size, dtype=bool),  # keep the bucket
         )
 
+    @staticmethod
+    def _views(bucket, entry, threshold):
+        signed = tuple(array.view(np.int64) for array in (bucket, entry, threshold))
+        return bucket, entry, threshold, signed
+
     def first(self, size):
-        """The first ``size`` entries of every buffer."""
-        return tuple(array[:size] for array in self._arrays)
+        """The first ``size`` entries of every buffer (and their int64 views)."""
+        if size == self.size:
+            return self._full
+        return self._views(*(array[:size] for array in self._full[:3]))
 
 
 def _alias_table(weights):
