@@ -47,29 +47,60 @@ def test_binary_threshold_is_refitted_along_the_chosen_direction(estimator, seed
     # The refitted intercept does not depend on the intercept it replaces.
     refit = refit_threshold(moments, W, sigma_x=config["sigma_x"])
     assert refit[-1, 0] == pytest.approx(clf.intercept_[0], rel=1e-6, abs=1e-9)
-    # Test accuracy of 20,000 users (standard error below 0.002); the
-    # majority rate is 0.8. Measured with these seeds (either estimator):
-    # 0.976-0.990, and 0.894-0.983 for the same choice without the refit
-    # (which predicts class 1 for 82-91% of the users).
-    assert clf.score(X_test, y_test) > 0.95
+
+
+#: Seeds of the accuracy check: the mean over 8 draws. Over 40 draws the
+#: GLM's test accuracy has mean 0.931 and standard deviation 0.060 (from
+#: 0.80, the majority rate, to 0.99: the direction chosen from the reports
+#: is sometimes poor), so the mean of 8 has standard error 0.021 and the
+#: bar 0.86 is 3.4 of them below the expected mean; a single seed above
+#: 0.95 held for 21 of 40 draws only.
+ACCURACY_SEEDS = range(8)
+MEAN_ACCURACY_BAR = 0.86
+
+
+def _mean_accuracy(make):
+    scores = []
+    for seed in ACCURACY_SEEDS:
+        X, y = make_unbalanced(20_000, seed)
+        X_test, y_test = make_unbalanced(20_000, 100 + seed)
+        scores.append(make(seed).fit(X, y).score(X_test, y_test))
+    return float(np.mean(scores))
+
+
+@pytest.mark.parametrize("estimator", [GLMLDPClassifier, HingeLDPClassifier])
+def test_refitted_models_are_far_above_the_majority_rate(estimator):
+    # The majority rate is 0.8; test accuracy of 20,000 users per draw.
+    def make(seed):
+        return estimator(epsilon=8.0, delta=1e-7, random_state=seed)
+
+    assert _mean_accuracy(make) > MEAN_ACCURACY_BAR
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_sparse_classifier_refits_its_binary_threshold(seed):
     # SparseLDPClassifier's chosen l1-ball model gets the same refit.
-    # Measured with these seeds: 0.976-0.990 with it, 0.880-0.924 without
-    # (the model on the ball then predicts class 1 for 88-92% of the users).
     from sklearn_ldp import SparseLDPClassifier
 
     X, y = make_unbalanced(20_000, seed)
-    X_test, y_test = make_unbalanced(20_000, 100 + seed)
     clf = SparseLDPClassifier(
         epsilon=8.0, delta=1e-7, l1_radius=5.0, random_state=seed
     ).fit(X, y)
     assert clf.selected_model_ == "model"
-    assert clf.score(X_test, y_test) > 0.95
     # The paper mode (no selection, no refit) keeps the model's own intercept.
     paper = SparseLDPClassifier(
         epsilon=8.0, delta=1e-7, l1_radius=5.0, calibration="paper", random_state=seed
     ).fit(X, y)
     assert paper.selected_model_ == "model"
+
+
+def test_sparse_classifier_refitted_model_is_far_above_the_majority_rate():
+    # As for the GLM (over 40 draws: mean 0.93, the same spread).
+    from sklearn_ldp import SparseLDPClassifier
+
+    def make(seed):
+        return SparseLDPClassifier(
+            epsilon=8.0, delta=1e-7, l1_radius=5.0, random_state=seed
+        )
+
+    assert _mean_accuracy(make) > MEAN_ACCURACY_BAR
