@@ -38,6 +38,13 @@ Each check prints its numbers (mean ± standard error over seeds):
     parameters at their defaults) with each kernel scale ``gamma``: held-out
     R^2 per draw and the model the server chose (quoted on the kernel ridge
     page for the default ``gamma = 1 / data_norm^2``).
+``kernel-ridge-alpha POPULATION N EPS SEED[,SEED...]``
+    ``KernelRidgeLDP`` (the population's public ``data_norm``) with plain
+    ``(x, y)`` reports: per draw, the penalty and held-out R^2 of the
+    default rule (the least estimated risk among penalties whose standard
+    error is below the one-standard-error bound), of the one-standard-error
+    rule and of the least estimate alone, with the chosen penalty's
+    estimated risk and standard error (quoted on the kernel ridge page).
 ``signal-power POPULATION N EPS DRAWS``
     What the reports of one classification cell tell the server about
     whether there is a signal: over ``DRAWS`` draws of data and noise, the
@@ -517,6 +524,46 @@ def _floats(text):
     return [float(e) for e in text.split(",")]
 
 
+def kernel_ridge_alpha(population, n, epsilon, seeds):
+    """KernelRidgeLDP's penalty rules with plain reports, draw by draw."""
+    from sklearn.metrics import r2_score
+
+    from sklearn_ldp import KernelRidgeLDP
+
+    users = POPULATIONS[population]
+    params = dict(epsilon=epsilon, delta=DELTA, data_norm=users.data_norm)
+    scores = {"default": [], "1-SE": [], "least estimate": []}
+    for seed in seeds:
+        X, y, X_test, y_test = users.train_test(n, seed)
+        default = KernelRidgeLDP(random_state=seed, **params).fit(X, y)
+        if default.n_components_ or not default.linear_features_:
+            raise SystemExit("This check is for cells where users send plain (x, y).")
+        # The documented grid, AUTO_ALPHAS: 17 penalties, 10^-5 .. 10^3.
+        alphas = np.logspace(-5, 3, len(default.cv_risk_))
+        floored = np.maximum(default.cv_risk_, 0.0)
+        rules = {
+            "default": default.alpha_,
+            "1-SE": alphas[np.nanargmin(floored + default.cv_std_error_)],
+            "least estimate": alphas[np.flatnonzero(floored <= np.nanmin(floored))[-1]],
+        }
+        line = []
+        for rule, alpha in rules.items():
+            model = (
+                default
+                if rule == "default"
+                else KernelRidgeLDP(alpha=alpha, random_state=seed, **params).fit(X, y)
+            )
+            scores[rule].append(r2_score(y_test, model.predict(X_test)))
+            at = int(np.argmin(np.abs(np.log(alphas / alpha))))
+            line.append(
+                f"{rule} alpha {alpha:.3g} (risk {default.cv_risk_[at]:.3g} ± "
+                f"{default.cv_std_error_[at]:.3g}) R^2 {scores[rule][-1]:.3f}"
+            )
+        print(f"seed {seed}: " + "; ".join(line), flush=True)
+    for rule, values in scores.items():
+        print(f"{rule}: R^2 {_mean_se(values)}")
+
+
 def _cell_parser(checks, name):
     """A check of one benchmark cell: ``POPULATION N EPS`` first."""
     p = checks.add_parser(name)
@@ -566,6 +613,8 @@ def main(argv=None):
     p.add_argument(
         "populations", nargs="*", default=["linear_rule_10d", "separable_2d"]
     )
+    p = _cell_parser(checks, "kernel-ridge-alpha")
+    p.add_argument("seeds", type=_ints)
     p = _cell_parser(checks, "signal-power")
     p.add_argument("draws", type=int)
     p = checks.add_parser("deployment-draws")
@@ -600,6 +649,8 @@ def main(argv=None):
             kernel_ridge_gamma(
                 args.population, args.n, args.epsilon, args.gammas, args.seeds
             )
+        elif args.check == "kernel-ridge-alpha":
+            kernel_ridge_alpha(args.population, args.n, args.epsilon, args.seeds)
         elif args.check == "signal-power":
             signal_power(args.population, args.n, args.epsilon, args.draws)
         elif args.check == "kernel-ridge-linear-features-1d":

@@ -65,11 +65,11 @@ N_FOLDS = 5
 #: random features (hundreds of weights: an ``alpha`` whose estimate is only
 #: noise must not win) ...
 CV_STD_ERRORS = 1.0
-#: With plain ``(x, y)`` reports (``d + 1`` weights) the one-standard-error
-#: rule chose penalties up to 100 times too strong on the benchmark's cells,
-#: and the least estimated loss alone picked a tiny penalty whose estimate
-#: was noise (-3.5 with standard error 1785, R^2 -4.95 on ``diabetes``):
-#: see :func:`choose_plain_alpha`.
+# With plain (x, y) reports (d + 1 weights) the one-standard-error rule
+# chose penalties up to 100 times too strong on the benchmark's cells, and
+# the least estimated loss alone picked a tiny penalty whose estimate was
+# noise (-3.5 with standard error 1790, R^2 -4.95 on diabetes): see
+# choose_plain_alpha.
 #: Penalties of the linear-part candidates (features ``x / data_norm``,
 #: whose second moments are of order ``1 / d``).
 LINEAR_ALPHAS = np.logspace(-4, 2, 7)
