@@ -330,7 +330,7 @@ class SparseLDPClassifier(
       4^-k`` (``k = 0..3``; ``k = -2..3`` without projection) and the
       intercept-only model from the reports alone (:func:`select_radius`);
       with two classes the chosen model keeps its direction and gets the
-      intercept of the debiased least-squares fit of the labels along it
+      threshold of the linear discriminant along it, from all reports
       (:func:`~sklearn_ldp.aggregation.refit_threshold`, as
       :class:`GLMLDPClassifier`: a model on an l1 ball is shrunk, and on
       unbalanced classes it predicted the majority class);
