@@ -1,7 +1,7 @@
 """Target-only reports: each user sends ``y`` alone, through a pure-epsilon scalar mechanism.
 
 When the public population is too small for any model of the features to
-beat a constant (:func:`sklearn_ldp._kernel_ridge.min_users_for_a_model`),
+beat a constant (:func:`min_users_for_a_model`),
 all a server can use is the mean of ``y``, and the best collection spends
 the whole budget on it with the scalar mechanism of least variance. For a
 bounded scalar, the Gaussian mechanism is far from that: at ``delta =
@@ -42,6 +42,33 @@ def worst_case_variance(mechanism):
     """
     values = np.array([mechanism.lower, 0.5 * (mechanism.lower + mechanism.upper)])
     return float(np.max(mechanism.variance(values)))
+
+
+def min_users_for_a_model(sigma_x, sigma_y, feature_norm, y_bound):
+    """Reports below which no model of the features is predicted to beat a constant.
+
+    The most favourable model for the reports is one coefficient on a
+    single feature direction that carries the whole public norm bound
+    ``B = feature_norm`` and explains all of ``y``. Its debiased least-squares
+    estimate from ``n`` reports with feature noise ``sigma_x`` and target
+    noise ``sigma_y`` has variance about ``sigma_x^2 sigma_y^2 / (n B^4)``
+    (the noise terms dominate the reports), hence excess squared risk
+    ``sigma_x^2 sigma_y^2 / (n B^2)``. The trivial predictor's risk is
+    ``Var(y) <= y_bound^2``. With ``n <= (sigma_x sigma_y / (B y_bound))^2``
+    even that model's predicted error exceeds the trivial predictor's, so
+    the server uses the intercept-only model (issue 16: never a model whose
+    predicted error exceeds the trivial predictor's). Every quantity is
+    public; for the Gaussian record mechanism ``sigma_x / B = sigma_y /
+    y_bound``, so the bound is the fourth power of the noise per unit of
+    bound.
+
+    Examples
+    --------
+    >>> from sklearn_ldp.randomizers._target_mean import min_users_for_a_model
+    >>> min_users_for_a_model(10.0, 10.0, 1.0, 1.0)
+    10000.0
+    """
+    return float((sigma_x * sigma_y / (feature_norm * y_bound)) ** 2)
 
 
 class TargetMeanRandomizer(LocalRandomizer):
