@@ -41,6 +41,7 @@ from .aggregation import (
     product_copies_multiplier,
 )
 from .aggregation._blocks import draw_entropy
+from .aggregation._frequency import FrequencySupportCounts
 from .losses import DerivativeMarginLoss, check_convex_derivative, get_loss
 from .randomizers import (
     clip_l2,
@@ -538,7 +539,7 @@ class GLMLDPClassifier(
         protocol = (
             "power_copies" if self.approximation == "chebyshev" else "product_copies"
         )
-        return self._report_randomizer(n_features, classes, protocol)
+        return self._report_randomizer(n_features, classes, protocol, n_users)
 
     # -- server -------------------------------------------------------------
 
@@ -573,11 +574,18 @@ class GLMLDPClassifier(
         return approx if self._solves_on_moments(approx.poly_coef) else None
 
     def _server_aggregate(self, config):
+        labels = self._label_aggregate(config)
+        if labels is not None:
+            return labels
         if self._moments_approximation(config) is None:
             return None  # the oracle revisits every report: in memory
         return self._moments_aggregate(config)
 
     def _fit_server_aggregate(self, aggregate, config, rng):
+        if isinstance(aggregate, FrequencySupportCounts):  # labels alone
+            self._fit_label_frequencies(aggregate, config)
+            self.smoothing_ = self._server_setup()[1]
+            return
         approx = self._moments_approximation(config)
         _, smoothing, _, _, radius = self._server_setup()
         W = self._fit_moments(

@@ -25,6 +25,7 @@ from .aggregation import (
     polynomial_approximation,
 )
 from .aggregation._blocks import draw_entropy
+from .aggregation._frequency import FrequencySupportCounts
 from .losses import SmoothedHingeLoss
 from .randomizers import clip_l2
 
@@ -385,7 +386,7 @@ class HingeLDPClassifier(
                 "protocol the degree fixes the size of every user's report, so "
                 "it must be chosen before any data is seen."
             )
-        return self._report_randomizer(n_features, classes, "product_copies")
+        return self._report_randomizer(n_features, classes, "product_copies", n_users)
 
     # -- server -----------------------------------------------------------
 
@@ -415,11 +416,17 @@ class HingeLDPClassifier(
         return coef if self._solves_on_moments(_linear_label_pair(coef)) else None
 
     def _server_aggregate(self, config):
+        labels = self._label_aggregate(config)
+        if labels is not None:
+            return labels
         if self._moments_polynomial(config) is None:
             return None  # the oracle revisits every report: in memory
         return self._moments_aggregate(config)
 
     def _fit_server_aggregate(self, aggregate, config, rng):
+        if isinstance(aggregate, FrequencySupportCounts):  # labels alone
+            self._fit_label_frequencies(aggregate, config)
+            return
         coef = self._moments_polynomial(config)
         loss, interval, _, radius = self._server_setup()
         W = self._fit_moments(
