@@ -267,14 +267,10 @@ class PolynomialOracleClassifierMixin:
             classes=classes,
             calibration="analytic",
         )
-        label_noise = joint.sigma_y * (1.0 if len(joint.classes) == 2 else 2.0)
         if (
             self.selection == "cv"
             and n_users is not None
-            and n_users
-            <= min_users_for_a_model(
-                joint.sigma_x, label_noise, joint.feature_norm, 1.0
-            )
+            and n_users <= label_only_threshold(joint)
         ):
             return LabelRandomizer(
                 n_features, epsilon=self.epsilon, classes=classes, n_users=n_users
@@ -304,37 +300,8 @@ class PolynomialOracleClassifierMixin:
         return FrequencySupportCounts(randomizer.frequency)
 
     def _fit_label_frequencies(self, aggregate, config):
-        """The intercept-only model of label-only reports (the estimated class balance).
-
-        The unbiased class frequencies ``f`` of the support counts; the
-        intercept is the mean of the labels the joint server scores (``2
-        f_1 - 1`` for two classes, the one-vs-rest ``2 f_c - 1`` for more),
-        clipped to ``[-1, 1]``: the model the joint server's selection
-        falls back to, from a less noisy estimate. Post-processing.
-        """
-        design = aggregate.randomizer.design
-        frequencies = debias_frequencies(
-            aggregate.counts, aggregate.n_users, design.support_prob, design.other_prob
-        )[0]
-        n_features = int(config["n_features"])
-        n_classes = len(config["classes"])
-        n_outputs = 1 if n_classes == 2 else n_classes
-        self.coef_ = np.zeros((n_outputs, n_features))
-        labels = frequencies[1:] if n_classes == 2 else frequencies
-        self.intercept_ = (
-            np.clip(2.0 * labels - 1.0, -1.0, 1.0)
-            if self.fit_intercept
-            else np.zeros(n_outputs)
-        )
-        self.selected_model_, self.selected_params_ = "constant", {}
-        self.cv_results_ = {
-            "candidate": np.array(["constant"], dtype=object),
-            "params": [{}],
-            "selected": np.array([True]),
-            "models_estimable": False,
-            "class_frequencies": frequencies,
-        }
-        self.n_iter_ = 1
+        """:func:`fit_label_frequencies`, and no polynomial approximation."""
+        fit_label_frequencies(self, aggregate, config)
         self.degree_ = 0
         self.poly_coef_ = None
         self.approximation_error_ = np.nan
@@ -552,6 +519,58 @@ class PolynomialOracleClassifierMixin:
             ),
             **solver_args,
         )
+
+
+def fit_label_frequencies(estimator, aggregate, config):
+    """Set the intercept-only model of label-only reports (the estimated class balance).
+
+    The unbiased class frequencies ``f`` of the support counts
+    (:class:`~sklearn_ldp.aggregation.FrequencySupportCounts` of a
+    :class:`~sklearn_ldp.randomizers.LabelRandomizer`'s reports); the
+    intercept is the mean of the labels a joint server scores (``2 f_1 - 1``
+    for two classes, the one-vs-rest ``2 f_c - 1`` for more), clipped to
+    ``[-1, 1]`` (0 without ``fit_intercept``): the model the joint server's
+    selection falls back to, from a less noisy estimate. Sets ``coef_``
+    (zeros), ``intercept_``, ``selected_model_`` (``'constant'``),
+    ``selected_params_``, ``cv_results_`` (with ``class_frequencies``) and
+    ``n_iter_``. Post-processing of the reports.
+    """
+    design = aggregate.randomizer.design
+    frequencies = debias_frequencies(
+        aggregate.counts, aggregate.n_users, design.support_prob, design.other_prob
+    )[0]
+    n_features = int(config["n_features"])
+    n_classes = len(config["classes"])
+    n_outputs = 1 if n_classes == 2 else n_classes
+    labels = frequencies[1:] if n_classes == 2 else frequencies
+    estimator.coef_ = np.zeros((n_outputs, n_features))
+    estimator.intercept_ = (
+        np.clip(2.0 * labels - 1.0, -1.0, 1.0)
+        if estimator.fit_intercept
+        else np.zeros(n_outputs)
+    )
+    estimator.selected_model_, estimator.selected_params_ = "constant", {}
+    estimator.cv_results_ = {
+        "candidate": np.array(["constant"], dtype=object),
+        "params": [{}],
+        "selected": np.array([True]),
+        "models_estimable": False,
+        "class_frequencies": frequencies,
+    }
+    estimator.n_iter_ = 1
+
+
+def label_only_threshold(joint):
+    """The population at and below which users of ``joint`` reports send the label alone.
+
+    :func:`~sklearn_ldp.randomizers._target_mean.min_users_for_a_model` of
+    the joint report's noise: the labels the server scores are ``+-1`` (two
+    classes) or the one-vs-rest ``2 e_c - 1`` of the noisy one-hot entries
+    (twice their noise), bounded by 1; the features' bound is the report's
+    ``feature_norm``.
+    """
+    label_noise = joint.sigma_y * (1.0 if len(joint.classes) == 2 else 2.0)
+    return min_users_for_a_model(joint.sigma_x, label_noise, joint.feature_norm, 1.0)
 
 
 def quadratic_margin_model(moments, coef2, coef1, *, radius, alpha, fit_intercept):
