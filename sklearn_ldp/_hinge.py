@@ -256,7 +256,15 @@ class HingeLDPClassifier(
         ball has a slope too small for its unpenalized intercept and would
         predict the majority class wherever the classes are unbalanced.
         Post-processing of the reports: no privacy cost. None: the model as
-        configured.
+        configured. With ``'cv'`` the collection itself may be the label
+        alone: when the announced population (``make_randomizer(...,
+        n_users=N)``; the rows given to ``fit``) is at most
+        :func:`~sklearn_ldp._linear.label_only_threshold` of the joint
+        report, users send their label through
+        :class:`~sklearn_ldp.randomizers.LabelRandomizer` (pure epsilon,
+        ``privacy_delta_`` 0) and the server returns the intercept-only
+        model of the unbiased class frequencies
+        (``cv_results_['class_frequencies']``, ``degree_`` 0).
     random_state : int, RandomState instance or None, default=None
         Users' noise in ``fit`` and the server's randomness (separate
         streams for an integer).

@@ -227,9 +227,12 @@ class LabelRandomizer(LocalRandomizer):
     >>> rand.mechanism_, rand.delta
     ('randomized_response', 0.0)
     >>> X, y = np.zeros((20_000, 3)), np.where(np.arange(20_000) < 15_000, "a", "b")
-    >>> frequencies = rand.estimate_frequencies(rand.randomize(X, y, random_state=0))
-    >>> bool(abs(frequencies[0] - 0.75) < 0.02)
-    True
+    >>> reports = rand.randomize(X, y, random_state=0)
+    >>> sorted(reports.fields)  # the index of the label, randomized
+    ['value']
+    >>> # P[report "a"] = 0.75 p + 0.25 (1 - p), p = e / (e + 1): 0.615
+    >>> round(float(np.mean(reports["value"] == 0)), 2)
+    0.61
     """
 
     requires_y = True
@@ -278,17 +281,6 @@ class LabelRandomizer(LocalRandomizer):
 
     def validate_reports(self, reports):
         return self.frequency.validate_reports(reports)
-
-    def estimate_frequencies(self, reports):
-        """Unbiased estimates of the share of each class among the reports' users."""
-        from ..aggregation import FrequencySupportCounts, debias_frequencies
-
-        counts = FrequencySupportCounts(self.frequency)
-        counts.update(reports)
-        design = self.frequency.design
-        return debias_frequencies(
-            counts.counts, counts.n_users, design.support_prob, design.other_prob
-        )[0]
 
     def _randomize_chunk(self, X, y, source, public):
         del X  # only the label is released

@@ -8,6 +8,7 @@ and tests/test_hinge.py.
 import numpy as np
 import pytest
 
+from sklearn_ldp.aggregation import FrequencySupportCounts, debias_frequencies
 from sklearn_ldp.randomizers import LabelRandomizer
 from sklearn_ldp.utils import audit_randomizer
 
@@ -45,7 +46,12 @@ def test_frequencies_are_unbiased_within_their_standard_error():
     y = np.repeat([2, 5, 9], [36_000, 18_000, 6_000])
     rand = LabelRandomizer(1, epsilon=1.0, classes=[9, 2, 5])
     np.testing.assert_array_equal(rand.classes, [2, 5, 9])
-    estimate = rand.estimate_frequencies(rand.randomize(np.zeros((n, 1)), y, 0))
+    counts = FrequencySupportCounts(rand.frequency)
+    counts.update(rand.randomize(np.zeros((n, 1)), y, 0))
+    design = rand.frequency.design
+    estimate = debias_frequencies(
+        counts.counts, counts.n_users, design.support_prob, design.other_prob
+    )[0]
     truth = np.array([0.6, 0.3, 0.1])
     se = np.sqrt(rand.frequency.design.variance(truth) / n)
     assert np.all(np.abs(estimate - truth) < 4 * se)
