@@ -129,6 +129,9 @@ DELTA_ESTIMATORS = [
 JOINT_REPORTS = {
     sklearn_ldp.KernelRidgeLDP: {"n_components": 20},
     sklearn_ldp.SparseLDPRegressor: {"n_components": 2},
+    # Below the threshold the classifiers' users send the label alone.
+    sklearn_ldp.GLMLDPClassifier: {"selection": None},
+    sklearn_ldp.HingeLDPClassifier: {"selection": None},
 }
 
 
@@ -145,7 +148,11 @@ def test_delta_at_least_one_over_n_warns(cls):
         # With the public defaults 500 users are too few for any model: they
         # send y alone, pure epsilon (delta 0, nothing to warn about); an
         # explicit configuration keeps the joint Gaussian reports.
-        assert cls(delta=2e-3, **params).make_randomizer(2, n_users=500).delta == 0
+        classes = np.unique(y) if issubclass(cls, ClassifierMixin) else None
+        randomizer = cls(delta=2e-3, **params).make_randomizer(
+            X.shape[1], n_users=500, classes=classes
+        )
+        assert randomizer.delta == 0
         params = {**params, **JOINT_REPORTS[cls]}
     with pytest.warns(
         LargeDeltaWarning, match=r"delta = 0.002 >= 1/n = 0.002 \(n = 500\)"
