@@ -33,6 +33,15 @@ from ._scalar import DuchiMechanism, PiecewiseMechanism
 TARGET_MECHANISMS = {"duchi": DuchiMechanism, "piecewise": PiecewiseMechanism}
 
 
+def _check_n_features(n_features):
+    """``n_features`` as an int >= 1 (the records' width, checked, not released)."""
+    if isinstance(n_features, bool) or int(n_features) != n_features:
+        raise TypeError(f"n_features must be an integer, got {n_features!r}.")
+    if n_features < 1:
+        raise ValueError(f"n_features must be >= 1, got {n_features!r}.")
+    return int(n_features)
+
+
 def worst_case_variance(mechanism):
     """Largest variance of the mechanism's unbiased estimate over its interval.
 
@@ -130,11 +139,7 @@ class TargetMeanRandomizer(LocalRandomizer):
     requires_y = True
 
     def __init__(self, n_features, *, epsilon, y_bound, mechanism="auto", n_users=None):
-        if isinstance(n_features, bool) or int(n_features) != n_features:
-            raise TypeError(f"n_features must be an integer, got {n_features!r}.")
-        if n_features < 1:
-            raise ValueError(f"n_features must be >= 1, got {n_features!r}.")
-        self.n_features = int(n_features)
+        self.n_features = _check_n_features(n_features)
         self.requested_epsilon = check_epsilon(epsilon)
         self.y_bound = check_bound(y_bound, name="y_bound")
         if mechanism != "auto" and mechanism not in TARGET_MECHANISMS:
@@ -239,11 +244,7 @@ class LabelRandomizer(LocalRandomizer):
     granularity = 1.0
 
     def __init__(self, n_features, *, epsilon, classes, mechanism="auto", n_users=None):
-        if isinstance(n_features, bool) or int(n_features) != n_features:
-            raise TypeError(f"n_features must be an integer, got {n_features!r}.")
-        if n_features < 1:
-            raise ValueError(f"n_features must be >= 1, got {n_features!r}.")
-        self.n_features = int(n_features)
+        self.n_features = _check_n_features(n_features)
         self.requested_epsilon = check_epsilon(epsilon)
         classes = np.asarray(classes)
         if (
