@@ -73,7 +73,7 @@ def one_cell(population, n, epsilon, seed):
     X, y, X_test, y_test = population.train_test(n, seed)
     classes = np.unique(np.concatenate([y, y_test]))
     glm = GLMLDPClassifier(epsilon=epsilon, delta=DELTA, random_state=seed)
-    randomizer = glm.make_randomizer(X.shape[1], n_users=n, classes=classes)
+    randomizer = glm.make_randomizer(X.shape[1], classes=classes)
     reports = randomizer.randomize(X, y, random_state=check_noise_random_state(seed))
     labels = _labels(reports, len(classes))
     sigma_t = randomizer.sigma_y * (1.0 if len(classes) == 2 else 2.0)

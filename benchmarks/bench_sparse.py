@@ -352,7 +352,10 @@ when n_components = ceil(sqrt(n eps^2 log d)) reaches d, else Gaussian; joint
 analytic calibration; the l1 radius among l1_radius * 2^-k, k = 0..7, each
 with a ridge of 1 and 3 times sigma_x^2 sqrt(m / n) (the largest radius also
 10 and 30 times), and the fallback to the noisy mean of y, chosen by 5-fold
-held-out squared risk on the reports); `paper` = calibration='paper'
+held-out squared risk on the reports; below the public population
+min_users_for_a_model, n <= (sigma_x sigma_y / (B y_bound))^2 of the joint
+release, users send y alone through TargetMeanRandomizer and the server
+returns the mean of its unbiased estimates: m = 0 below); `paper` = calibration='paper'
 (Gaussian projection as printed, eps/2 and delta/2 per part, classic
 formula; the same report-only choice);
 `LinearRegression` = non-private scikit-learn; `trivial` = the mean of the

@@ -93,7 +93,9 @@ for epsilon in epsilons:
         local.setdefault(name, []).append([run[name] for run in runs])
 local = {name: np.array(scores) for name, scores in local.items()}
 central = [
-    DPSVRGClassifier(classes=[0, 1], epsilon=e, random_state=0).fit(X, y).score(X_test, y_test)
+    DPSVRGClassifier(classes=[0, 1], epsilon=e, random_state=0)
+    .fit(X, y)
+    .score(X_test, y_test)
     for e in epsilons
 ]
 majority = max(y_test.mean(), 1 - y_test.mean())
@@ -141,11 +143,16 @@ fig.tight_layout()
 #   model at every epsilon here: the curator adds noise once, to an
 #   aggregate over 50,000 records, not to every record. The local methods
 #   pay for not trusting anyone.
-# * **Local DP at epsilon <= 1** is a coin flip for every method with this
-#   many users: the mean accuracy is near 0.5 and single runs range from
-#   far below to far above chance (the ranges printed above), because the
-#   learned direction is mostly noise. Simulating several collections, as
-#   here, shows this; a single run can look deceptively good or bad.
+# * **Local DP at epsilon <= 1** is a coin flip for the methods that learn
+#   a direction with this many users: the mean accuracy is near 0.5 and
+#   single runs range from far below to far above chance (the ranges
+#   printed above), because the learned direction is mostly noise.
+#   Simulating several collections, as here, shows this; a single run can
+#   look deceptively good or bad. At epsilon 0.5 the GLM and hinge
+#   classifiers know this before collecting: 50,000 users are below the
+#   public population at which any model could beat the class balance, so
+#   their users send the label alone and the server predicts the majority
+#   class (``LabelRandomizer``; see the GLM page).
 # * At epsilon 4 to 8 the GLM and debiased least squares approach the
 #   non-private accuracy, and at epsilon = 8 every local method is within a
 #   few points of it.

@@ -261,6 +261,11 @@ class LDPEstimatorMixin:
     def _has_one_pass_server(self):
         return type(self)._server_aggregate is not LDPEstimatorMixin._server_aggregate
 
+    #: Whether ``partial_fit`` without an ``n_users`` parameter takes the
+    #: first batch's size for the public population (False: it announces
+    #: none, for estimators whose collection without one is the general one).
+    _first_batch_is_the_population = True
+
     def _partial_fit_batch(self, X, y, classes):
         """Simulate a new batch of users, add its reports to the aggregate, refit.
 
@@ -273,7 +278,9 @@ class LDPEstimatorMixin:
         """
         first_call = not hasattr(self, "_partial_state")
         if first_call:
-            n_users = getattr(self, "n_users", None) or X.shape[0]
+            n_users = getattr(self, "n_users", None) or (
+                X.shape[0] if self._first_batch_is_the_population else None
+            )
             randomizer = self.make_randomizer(
                 X.shape[1], n_users=n_users, classes=classes
             )
@@ -541,7 +548,9 @@ class LDPEstimatorMixin:
 
     def _fit_from_aggregate(self, aggregate, config, n_reports):
         self._set_privacy_attributes(config, n_reports)
-        rng = check_server_random_state(self.random_state) if self._server_draws else None
+        rng = (
+            check_server_random_state(self.random_state) if self._server_draws else None
+        )
         self._fit_server_aggregate(aggregate, config, rng)
         return self
 

@@ -41,6 +41,7 @@ from .aggregation import (
     product_copies_multiplier,
 )
 from .aggregation._blocks import draw_entropy
+from .aggregation._frequency import FrequencySupportCounts
 from .losses import DerivativeMarginLoss, check_convex_derivative, get_loss
 from .randomizers import (
     clip_l2,
@@ -391,7 +392,15 @@ class GLMLDPClassifier(
         (breast cancer, 10^5 users, epsilon 4, three draws: accuracy 0.90
         with the refit, 0.76 before it; ``docs/estimators/glm.rst``).
         Post-processing of the reports: no privacy cost. None: the model as
-        configured.
+        configured. With ``'cv'`` the collection itself may be the label
+        alone: when the announced population (``make_randomizer(...,
+        n_users=N)``; the rows given to ``fit``) is at most
+        :func:`~sklearn_ldp._linear.label_only_threshold` of the joint
+        report, users send their label through
+        :class:`~sklearn_ldp.randomizers.LabelRandomizer` (pure epsilon,
+        ``privacy_delta_`` 0) and the server returns the intercept-only
+        model of the unbiased class frequencies
+        (``cv_results_['class_frequencies']``, ``degree_`` 0).
     random_state : int, RandomState instance or None, default=None
         Users' noise in ``fit`` and the server's randomness (separate
         streams for an integer).
@@ -538,7 +547,7 @@ class GLMLDPClassifier(
         protocol = (
             "power_copies" if self.approximation == "chebyshev" else "product_copies"
         )
-        return self._report_randomizer(n_features, classes, protocol)
+        return self._report_randomizer(n_features, classes, protocol, n_users)
 
     # -- server -------------------------------------------------------------
 
@@ -573,11 +582,18 @@ class GLMLDPClassifier(
         return approx if self._solves_on_moments(approx.poly_coef) else None
 
     def _server_aggregate(self, config):
+        labels = self._label_aggregate(config)
+        if labels is not None:
+            return labels
         if self._moments_approximation(config) is None:
             return None  # the oracle revisits every report: in memory
         return self._moments_aggregate(config)
 
     def _fit_server_aggregate(self, aggregate, config, rng):
+        if isinstance(aggregate, FrequencySupportCounts):  # labels alone
+            self._fit_label_frequencies(aggregate, config)
+            self.smoothing_ = self._server_setup()[1]
+            return
         approx = self._moments_approximation(config)
         _, smoothing, _, _, radius = self._server_setup()
         W = self._fit_moments(

@@ -25,6 +25,7 @@ from .aggregation import (
     polynomial_approximation,
 )
 from .aggregation._blocks import draw_entropy
+from .aggregation._frequency import FrequencySupportCounts
 from .losses import SmoothedHingeLoss
 from .randomizers import clip_l2
 
@@ -255,7 +256,15 @@ class HingeLDPClassifier(
         ball has a slope too small for its unpenalized intercept and would
         predict the majority class wherever the classes are unbalanced.
         Post-processing of the reports: no privacy cost. None: the model as
-        configured.
+        configured. With ``'cv'`` the collection itself may be the label
+        alone: when the announced population (``make_randomizer(...,
+        n_users=N)``; the rows given to ``fit``) is at most
+        :func:`~sklearn_ldp._linear.label_only_threshold` of the joint
+        report, users send their label through
+        :class:`~sklearn_ldp.randomizers.LabelRandomizer` (pure epsilon,
+        ``privacy_delta_`` 0) and the server returns the intercept-only
+        model of the unbiased class frequencies
+        (``cv_results_['class_frequencies']``, ``degree_`` 0).
     random_state : int, RandomState instance or None, default=None
         Users' noise in ``fit`` and the server's randomness (separate
         streams for an integer).
@@ -385,7 +394,7 @@ class HingeLDPClassifier(
                 "protocol the degree fixes the size of every user's report, so "
                 "it must be chosen before any data is seen."
             )
-        return self._report_randomizer(n_features, classes, "product_copies")
+        return self._report_randomizer(n_features, classes, "product_copies", n_users)
 
     # -- server -----------------------------------------------------------
 
@@ -415,11 +424,17 @@ class HingeLDPClassifier(
         return coef if self._solves_on_moments(_linear_label_pair(coef)) else None
 
     def _server_aggregate(self, config):
+        labels = self._label_aggregate(config)
+        if labels is not None:
+            return labels
         if self._moments_polynomial(config) is None:
             return None  # the oracle revisits every report: in memory
         return self._moments_aggregate(config)
 
     def _fit_server_aggregate(self, aggregate, config, rng):
+        if isinstance(aggregate, FrequencySupportCounts):  # labels alone
+            self._fit_label_frequencies(aggregate, config)
+            return
         coef = self._moments_polynomial(config)
         loss, interval, _, radius = self._server_setup()
         W = self._fit_moments(

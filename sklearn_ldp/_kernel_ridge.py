@@ -40,7 +40,7 @@ from .aggregation._ridge import (
     centred_ridge,
     select_model_or_constant,
 )
-from .aggregation._sufficient import FoldedReportSums
+from .aggregation._sufficient import FoldedReportSums, TargetEstimateSums
 from .randomizers import (
     GaussianRecordRandomizer,
     LinearAndFourierFeatures,
@@ -49,6 +49,7 @@ from .randomizers import (
     check_client_random_state,
 )
 from .randomizers._feature_maps import KERNELS
+from .randomizers._target_mean import min_users_for_a_model
 
 #: Upper limit of ``n_components='auto'``: the server holds and
 #: eigen-decomposes an ``m x m`` matrix; beyond a few hundred features the
@@ -214,33 +215,6 @@ def choose_plain_alpha(alphas, risks, std_errors):
     eligible = (std_errors <= bound) & np.isfinite(floored)
     least = np.min(floored[eligible])
     return float(np.asarray(alphas)[np.flatnonzero(eligible & (floored <= least))[-1]])
-
-
-def min_users_for_a_model(sigma_x, sigma_y, feature_norm, y_bound):
-    """Reports below which no model of the features is predicted to beat a constant.
-
-    The most favourable model for the reports is one coefficient on a
-    single feature direction that carries the whole public norm bound
-    ``B = feature_norm`` and explains all of ``y``. Its debiased least-squares
-    estimate from ``n`` reports with feature noise ``sigma_x`` and target
-    noise ``sigma_y`` has variance about ``sigma_x^2 sigma_y^2 / (n B^4)``
-    (the noise terms dominate the reports), hence excess squared risk
-    ``sigma_x^2 sigma_y^2 / (n B^2)``. The trivial predictor's risk is
-    ``Var(y) <= y_bound^2``. With ``n <= (sigma_x sigma_y / (B y_bound))^2``
-    even that model's predicted error exceeds the trivial predictor's, so
-    the server uses the intercept-only model (issue 16: never a model whose
-    predicted error exceeds the trivial predictor's). Every quantity is
-    public; for the Gaussian record mechanism ``sigma_x / B = sigma_y /
-    y_bound``, so the bound is the fourth power of the noise per unit of
-    bound.
-
-    Examples
-    --------
-    >>> from sklearn_ldp._kernel_ridge import min_users_for_a_model
-    >>> min_users_for_a_model(10.0, 10.0, 1.0, 1.0)
-    10000.0
-    """
-    return float((sigma_x * sigma_y / (feature_norm * y_bound)) ** 2)
 
 
 class KernelRidgeLDP(
@@ -750,7 +724,7 @@ class KernelRidgeLDP(
         # each simulated chunk) and fit_reports sum in the same order.
         randomizer = self._randomizer_from_config(config)
         if isinstance(randomizer, TargetMeanRandomizer):
-            return _TargetSums(randomizer)
+            return TargetEstimateSums(N_FOLDS, randomizer)
         return FoldedReportSums(
             N_FOLDS,
             randomizer.n_released,
@@ -945,21 +919,3 @@ def _leading_ridge(moments, *, n_linear, alpha, fit_intercept):
     W = np.zeros((moments.gram.shape[0], 1))
     W[keep] = centred_ridge(sub, alpha, fit_intercept=fit_intercept)
     return W
-
-
-class _TargetSums(FoldedReportSums):
-    """One-pass aggregate of target-only reports: folded sums of the estimates of ``y``.
-
-    A :class:`~sklearn_ldp.aggregation._sufficient.FoldedReportSums` with
-    no released feature (its statistics hold the count and the sums of the
-    unbiased estimates, constant column last), fed from the reports'
-    ``'y'`` field through the scalar mechanism's estimate.
-    """
-
-    def __init__(self, randomizer):
-        super().__init__(N_FOLDS, 0, chunk_size=randomizer.chunk_size)
-        self.randomizer = randomizer
-
-    def update(self, reports, positions):
-        targets = self.randomizer.estimate(reports["y"])
-        self.add(np.empty((targets.shape[0], 0)), targets, positions)

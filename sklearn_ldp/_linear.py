@@ -3,6 +3,7 @@ and the client and solver of the classifiers on a polynomial gradient oracle."""
 
 from functools import partial
 from numbers import Integral, Real
+from types import SimpleNamespace
 
 import numpy as np
 from scipy.special import expit, log_expit, log_softmax, softmax
@@ -29,11 +30,18 @@ from .aggregation import (
     signal_test,
 )
 from .aggregation._blocks import StreamedOracle
+from .aggregation._frequency import FrequencySupportCounts, debias_frequencies
 from .aggregation._selection import gram_noise_scale
 from .aggregation._selection import refit_threshold as threshold_along_score
 from .aggregation._sufficient import FoldedGramSums
 from .optim import minimize_on_ball, minimize_quadratic_on_ball
-from .randomizers import GaussianCopiesRandomizer, GaussianRecordRandomizer, chunk_rows
+from .randomizers import (
+    GaussianCopiesRandomizer,
+    GaussianRecordRandomizer,
+    LabelRandomizer,
+    chunk_rows,
+)
+from .randomizers._target_mean import min_users_for_a_model
 
 #: Balls of the degree-1 model tried by ``selection='cv'`` (times
 #: ``coef_norm``; the largest is preferred: the ball then only bounds the
@@ -225,8 +233,22 @@ class PolynomialOracleClassifierMixin:
         "calibration": [StrOptions({"analytic", "paper"})],
     }
 
-    def _report_randomizer(self, n_features, classes, paper_protocol):
-        """One joint Gaussian report, or the ``paper_protocol`` copies."""
+    #: ``partial_fit`` announces no population: a first batch is not the
+    #: population, and without one users send the joint report.
+    _first_batch_is_the_population = False
+
+    def _report_randomizer(self, n_features, classes, paper_protocol, n_users=None):
+        """One joint Gaussian report, the ``paper_protocol`` copies, or the label alone.
+
+        With ``selection='cv'`` and ``calibration='analytic'``, when the
+        announced population ``n_users`` is at most
+        :func:`~sklearn_ldp.randomizers._target_mean.min_users_for_a_model`
+        of the joint report's noise (the labels ``+-1``, or the one-vs-rest
+        labels ``2 e_c - 1`` with twice the one-hot noise, bounded by 1),
+        no model of the features is predicted to beat the majority class:
+        users send the label alone
+        (:class:`~sklearn_ldp.randomizers.LabelRandomizer`, pure epsilon).
+        """
         if self.calibration == "paper":
             return GaussianCopiesRandomizer(
                 n_features,
@@ -237,7 +259,7 @@ class PolynomialOracleClassifierMixin:
                 data_norm=self.data_norm,
                 classes=classes,
             )
-        return GaussianRecordRandomizer(
+        joint = GaussianRecordRandomizer(
             n_features,
             epsilon=self.epsilon,
             delta=self.delta,
@@ -245,6 +267,44 @@ class PolynomialOracleClassifierMixin:
             classes=classes,
             calibration="analytic",
         )
+        if (
+            self.selection == "cv"
+            and n_users is not None
+            and n_users <= label_only_threshold(joint)
+        ):
+            return LabelRandomizer(
+                n_features, epsilon=self.epsilon, classes=classes, n_users=n_users
+            )
+        return joint
+
+    def _expected_randomizer(self, reports):
+        """The published randomizer for ``reports``, from the *announced* population.
+
+        Only label-only reports announce a population (the choice of
+        collection was made from it); joint reports do not depend on it, so
+        the number of reports received must not turn the expected
+        collection into another one.
+        """
+        config = reports.config
+        return self.make_randomizer(
+            config.get("n_features"),
+            n_users=config.get("n_users"),
+            classes=config.get("classes"),
+        )
+
+    def _label_aggregate(self, config):
+        """The support counts of label-only reports, else None."""
+        if config.get("randomizer") != LabelRandomizer.__name__:
+            return None
+        randomizer = self._expected_randomizer(SimpleNamespace(config=config))
+        return FrequencySupportCounts(randomizer.frequency)
+
+    def _fit_label_frequencies(self, aggregate, config):
+        """:func:`fit_label_frequencies`, and no polynomial approximation."""
+        fit_label_frequencies(self, aggregate, config)
+        self.degree_ = 0
+        self.poly_coef_ = None
+        self.approximation_error_ = np.nan
 
     def _analytic_degree(self, scored_oracle, radius, rng):
         """``degree``, or the one ``select_degree`` picks for ``'auto'``.
@@ -459,6 +519,58 @@ class PolynomialOracleClassifierMixin:
             ),
             **solver_args,
         )
+
+
+def fit_label_frequencies(estimator, aggregate, config):
+    """Set the intercept-only model of label-only reports (the estimated class balance).
+
+    The unbiased class frequencies ``f`` of the support counts
+    (:class:`~sklearn_ldp.aggregation.FrequencySupportCounts` of a
+    :class:`~sklearn_ldp.randomizers.LabelRandomizer`'s reports); the
+    intercept is the mean of the labels a joint server scores (``2 f_1 - 1``
+    for two classes, the one-vs-rest ``2 f_c - 1`` for more), clipped to
+    ``[-1, 1]`` (0 without ``fit_intercept``): the model the joint server's
+    selection falls back to, from a less noisy estimate. Sets ``coef_``
+    (zeros), ``intercept_``, ``selected_model_`` (``'constant'``),
+    ``selected_params_``, ``cv_results_`` (with ``class_frequencies``) and
+    ``n_iter_``. Post-processing of the reports.
+    """
+    design = aggregate.randomizer.design
+    frequencies = debias_frequencies(
+        aggregate.counts, aggregate.n_users, design.support_prob, design.other_prob
+    )[0]
+    n_features = int(config["n_features"])
+    n_classes = len(config["classes"])
+    n_outputs = 1 if n_classes == 2 else n_classes
+    labels = frequencies[1:] if n_classes == 2 else frequencies
+    estimator.coef_ = np.zeros((n_outputs, n_features))
+    estimator.intercept_ = (
+        np.clip(2.0 * labels - 1.0, -1.0, 1.0)
+        if estimator.fit_intercept
+        else np.zeros(n_outputs)
+    )
+    estimator.selected_model_, estimator.selected_params_ = "constant", {}
+    estimator.cv_results_ = {
+        "candidate": np.array(["constant"], dtype=object),
+        "params": [{}],
+        "selected": np.array([True]),
+        "models_estimable": False,
+        "class_frequencies": frequencies,
+    }
+    estimator.n_iter_ = 1
+
+
+def label_only_threshold(joint):
+    """The population at and below which users of ``joint`` reports send the label alone.
+
+    :func:`~sklearn_ldp.randomizers._target_mean.min_users_for_a_model` of
+    the joint report's noise: the labels the server scores are ``+-1`` (two
+    classes) or the one-vs-rest ``2 e_c - 1`` of the noisy one-hot entries
+    (twice their noise), bounded by 1; the features' bound is the report's
+    ``feature_norm``.
+    """
+    label_noise = joint.sigma_y * (1.0 if len(joint.classes) == 2 else 2.0)
+    return min_users_for_a_model(joint.sigma_x, label_noise, joint.feature_norm, 1.0)
 
 
 def quadratic_margin_model(moments, coef2, coef1, *, radius, alpha, fit_intercept):

@@ -42,14 +42,20 @@ from .aggregation import (
 )
 from .aggregation._ridge import StreamedFoldedMoments, select_model_or_constant
 from .aggregation._selection import gram_noise_scale
-from .aggregation._sufficient import FoldedReportSums, GroupedReportSums
+from .aggregation._sufficient import (
+    FoldedReportSums,
+    GroupedReportSums,
+    TargetEstimateSums,
+)
 from .optim import l1_constrained_least_squares, l1_constrained_least_squares_batch
 from .randomizers import (
     GaussianRecordRandomizer,
     RandomProjection,
+    TargetMeanRandomizer,
     check_client_random_state,
 )
 from .randomizers._feature_maps import PROJECTIONS
+from .randomizers._target_mean import min_users_for_a_model
 
 #: Tag of the public projection seed derived from an integer ``random_state``
 #: (:func:`~sklearn_ldp.utils.public_seed`).
@@ -213,6 +219,10 @@ class _ProjectedLDPBase(PublicFeatureMapMixin, LDPEstimatorMixin):
         # draws the chunks of randomize(X, y, self._noise) without checking
         # the records a second time.
         chunks = self._randomizer._validated_chunks(X, y, self._noise)
+        if isinstance(self._aggregate, TargetEstimateSums):  # y alone
+            for _, reports in chunks:
+                self._aggregate.update(reports, self._next_positions(len(reports)))
+            return
         for _, reports in chunks:
             self._accumulate(reports["x"], reports.fields.get("y"))
 
@@ -220,6 +230,8 @@ class _ProjectedLDPBase(PublicFeatureMapMixin, LDPEstimatorMixin):
         # In blocks of the randomizer's chunk, so that fit (which aggregates
         # each simulated chunk) and fit_reports sum in the same order.
         randomizer = self._randomizer_from_config(config)
+        if isinstance(randomizer, TargetMeanRandomizer):
+            return TargetEstimateSums(N_FOLDS, randomizer)
         return self._new_aggregate(
             randomizer.feature_map.n_components, randomizer.chunk_size
         )
@@ -255,10 +267,14 @@ class _ProjectedLDPBase(PublicFeatureMapMixin, LDPEstimatorMixin):
         raise NotImplementedError
 
     def _set_projection_attributes(self, n_samples):
-        projection = self._randomizer.feature_map
-        self.n_components_ = projection.n_components
-        self.projection_seed_ = projection.seed
-        self.noise_scale_ = self._randomizer.sigma_x
+        projection = getattr(self._randomizer, "feature_map", None)
+        if projection is None:  # users sent y alone: no feature is released
+            self.n_components_, self.projection_seed_ = 0, None
+            self.noise_scale_ = np.inf
+        else:
+            self.n_components_ = projection.n_components
+            self.projection_seed_ = projection.seed
+            self.noise_scale_ = self._randomizer.sigma_x
         self.n_samples_seen_ = int(n_samples)
 
     def _check_partial_fit(self):
@@ -278,7 +294,8 @@ class _ProjectedLDPBase(PublicFeatureMapMixin, LDPEstimatorMixin):
         ):
             warnings.warn(
                 "partial_fit with n_components='auto' and n_users=None sizes the "
-                "projection for the first batch only (it cannot change later); "
+                "projection (and decides whether too few users for a model send "
+                "y alone) for the first batch only (it cannot change later); "
                 "set n_users to the public total population size.",
                 UserWarning,
                 stacklevel=3,
@@ -329,6 +346,24 @@ class SparseLDPRegressor(
     noisy feature means in the intercept) choose the direction of ``w``;
     the ridge and the smaller radii shrink it, the mean removes it.
     Post-processing: no privacy cost.
+
+    Too few users for any model (ALGORITHMS.md section 7, issue 16): with
+    the defaults (``n_components='auto'``, ``projection='auto'``,
+    ``calibration='analytic'``), when the public population is at most
+    :func:`~sklearn_ldp.randomizers._target_mean.min_users_for_a_model` of
+    the joint release's noise (``n <= (sigma_x sigma_y / (B y_bound))^2``;
+    about 4.3e5 users at epsilon 0.5 and 3.1e4 at epsilon 1, 2.3e3 at
+    epsilon 2, delta 1e-7), even a model of one feature explaining all of
+    ``y`` is predicted to lose to a constant. Users then send ``y`` alone
+    through the pure-epsilon scalar mechanism of least worst-case variance
+    (:class:`~sklearn_ldp.randomizers.TargetMeanRandomizer`: Duchi et al.'s
+    bit up to epsilon about 1.25, the piecewise mechanism above; standard
+    deviation 2.2 ``y_bound`` at epsilon 1 where the joint release puts 13
+    on ``y``), and the server returns the mean of the unbiased estimates:
+    ``coef_`` is 0, ``n_components_`` 0, ``privacy_delta_`` 0. The rule
+    reads public quantities only (the planned population, epsilon, delta,
+    the bounds), so the server rebuilds the same collection from the
+    configuration the reports carry.
 
     Streaming: the server is one pass over the reports (per fold, the sums
     of ``[z, 1] [z, 1]^T``, ``[z, 1] v`` and ``v^2``; the report at stream
@@ -418,11 +453,12 @@ class SparseLDPRegressor(
         ``signal_p_value`` (the chi-square test of "``y`` uncorrelated with
         the features" that keeps the constant above 0.05).
     n_components_ : int
-        Projected dimension used.
-    projection_seed_ : int
-        Public seed of the projection.
+        Projected dimension used (0 when users sent ``y`` alone).
+    projection_seed_ : int or None
+        Public seed of the projection (None when users sent ``y`` alone).
     noise_scale_ : float
-        ``sigma_x``, the std of the noise on each projected feature.
+        ``sigma_x``, the std of the noise on each projected feature
+        (``inf`` when users sent ``y`` alone: no feature is released).
     n_samples_seen_ : int
         Number of users aggregated.
     n_iter_ : int
@@ -525,6 +561,30 @@ class SparseLDPRegressor(
     def _y_bound(self):
         return self.y_bound
 
+    def _build_randomizer(self, n_features, n_users, seed):
+        randomizer = super()._build_randomizer(n_features, n_users, seed)
+        planned = self.n_users if self.n_users is not None else n_users
+        if (
+            self.calibration == "analytic"
+            and self.n_components == "auto"
+            and self.projection == "auto"
+            and planned is not None
+            and planned
+            <= min_users_for_a_model(
+                randomizer.sigma_x,
+                randomizer.sigma_y,
+                randomizer.feature_norm,
+                randomizer.y_bound,
+            )
+        ):
+            # No model of the features is predicted to beat a constant with
+            # these reports: users send y alone through the scalar mechanism
+            # of least variance, and the server returns its mean.
+            return TargetMeanRandomizer(
+                n_features, epsilon=self.epsilon, y_bound=self.y_bound, n_users=planned
+            )
+        return randomizer
+
     @_fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y):
         """Add a batch of users, then refit the server on everyone so far.
@@ -565,6 +625,8 @@ class SparseLDPRegressor(
 
     def _solve(self, warm_start=False):
         randomizer = self._randomizer
+        if isinstance(randomizer, TargetMeanRandomizer):
+            return self._solve_target_only()
         components = randomizer.feature_map.components_
         n_features = randomizer.n_features
         folded = StreamedFoldedMoments(
@@ -649,6 +711,24 @@ class SparseLDPRegressor(
         self.coef_ = coef
         self.intercept_ = float(intercept)
         self._set_projection_attributes(self._aggregate.n)
+
+    def _solve_target_only(self):
+        # Users sent y alone: the intercept-only model, the mean of the
+        # unbiased estimates of y (exact constant column last in the sums).
+        statistics = self._aggregate.statistics
+        n = statistics.n
+        mean = float(statistics.total().moment[-1] / n) if n else 0.0
+        self.coef_ = np.zeros(self._randomizer.n_features)
+        self.intercept_ = mean if self.fit_intercept else 0.0
+        self.selected_model_ = "constant"
+        self.l1_radius_, self.alpha_, self.n_iter_ = 0.0, np.inf, 1
+        self.cv_results_ = {
+            "candidate": np.array(["constant"], dtype=object),
+            "params": [{}],
+            "selected": np.array([True]),
+            "models_estimable": False,
+        }
+        self._set_projection_attributes(n)
 
     def __sklearn_tags__(self):
         return ldp_tags(super().__sklearn_tags__())

@@ -28,6 +28,8 @@ from ._linear import (
     MultinomialProbaMixin,
     OneVsRestProbaMixin,
     PolynomialOracleClassifierMixin,
+    fit_label_frequencies,
+    label_only_threshold,
 )
 from .aggregation import (
     N_FOLDS,
@@ -44,12 +46,14 @@ from .aggregation import (
     scaled_margin_risk,
     select_candidate,
 )
+from .aggregation._frequency import FrequencySupportCounts
 from .aggregation._selection import gram_noise_scale
 from .aggregation._sufficient import FoldedGramSums
 from .losses import get_loss
 from .optim import l1_constrained_least_squares
 from .randomizers import (
     GaussianRecordRandomizer,
+    LabelRandomizer,
     RandomProjection,
     feature_map_seed,
 )
@@ -584,7 +588,7 @@ class SparseLDPClassifier(
         feature_norm = (
             self.data_norm if self.feature_norm is None else self.feature_norm
         )
-        return GaussianRecordRandomizer(
+        joint = GaussianRecordRandomizer(
             n_features,
             epsilon=self.epsilon,
             delta=self.delta,
@@ -597,6 +601,18 @@ class SparseLDPClassifier(
             calibration=_REPORT_CALIBRATION[self.calibration],
             n_users=planned,
         )
+        if (
+            self.calibration == "improved"
+            and self.projection == "auto"
+            and planned is not None
+            and planned <= label_only_threshold(joint)
+        ):
+            # No model of the features is predicted to beat the class
+            # balance: users send the label alone (pure epsilon).
+            return LabelRandomizer(
+                n_features, epsilon=self.epsilon, classes=classes, n_users=planned
+            )
+        return joint
 
     # -- server -------------------------------------------------------------
 
@@ -609,6 +625,8 @@ class SparseLDPClassifier(
         # Gram matrix of the rows [z, 1, t] as sent: every candidate and its
         # held-out risk is a function of these sums.
         randomizer = self._randomizer_from_config(config)
+        if isinstance(randomizer, LabelRandomizer):
+            return FrequencySupportCounts(randomizer.frequency)
         n_classes = len(config["classes"])
         return FoldedGramSums(
             N_FOLDS,
@@ -619,6 +637,15 @@ class SparseLDPClassifier(
 
     def _fit_server_aggregate(self, aggregate, config, rng):
         del rng  # the folds are positions: the server draws nothing
+        if isinstance(aggregate, FrequencySupportCounts):  # labels alone
+            fit_label_frequencies(self, aggregate, config)
+            n_outputs = self.coef_.shape[0]
+            self.projected_coef_ = np.zeros((n_outputs, 0))
+            self.n_components_, self.projection_seed_ = 0, None
+            self.noise_scale_ = np.inf
+            self.degree_, self.poly_coef_ = 0, None
+            self.approximation_error_ = np.nan
+            return
         randomizer = self._randomizer_from_config(config)
         data_norm = float(config["data_norm"])
         n_outputs = aggregate.n_targets

@@ -9,11 +9,16 @@ from numpy.polynomial import Polynomial, chebyshev
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 
-from sklearn_ldp import GLMLDPClassifier
+from sklearn_ldp import GLMLDPClassifier, HingeLDPClassifier
 from sklearn_ldp._glm import glm_risk
 from sklearn_ldp.aggregation import linear_label_parts
 from sklearn_ldp.losses import get_loss
-from sklearn_ldp.randomizers import GaussianCopiesRandomizer, GaussianRecordRandomizer
+from sklearn_ldp.randomizers import (
+    GaussianCopiesRandomizer,
+    GaussianRecordRandomizer,
+    LabelRandomizer,
+)
+from sklearn_ldp.randomizers._target_mean import min_users_for_a_model
 from sklearn_ldp.utils import audit_randomizer
 
 LOGISTIC = get_loss("logistic")
@@ -306,7 +311,11 @@ def test_bad_input_is_refused():
 
 def test_auto_degree_depends_on_the_noise():
     X, y = make_data(20_000)
-    low = GLMLDPClassifier(epsilon=0.5, degree="auto", random_state=0).fit(X, y)
+    # Without the report-only selection: at epsilon 0.5 its 20,000 users
+    # would send the label alone (no degree to choose).
+    low = GLMLDPClassifier(
+        epsilon=0.5, degree="auto", selection=None, random_state=0
+    ).fit(X, y)
     high = GLMLDPClassifier(epsilon=1e6, degree="auto", random_state=0).fit(X, y)
     assert low.degree_ == 1
     assert high.degree_ == 6
@@ -345,3 +354,57 @@ def test_default_is_as_accurate_as_debiased_least_squares_on_the_same_reports():
 def clf_sigma(clf, n_features):
     return clf.make_randomizer(n_features, classes=[0, 1]).sigma_x ** 2
 
+
+@pytest.mark.parametrize("estimator", [GLMLDPClassifier, HingeLDPClassifier])
+def test_too_few_users_for_any_model_send_the_label_alone(estimator):
+    """Announced ``n <= (sigma_x sigma_t / data_norm)^2`` (the joint report's
+    noise, public): users send the label alone through randomized response
+    (pure epsilon); one user more and they send the joint Gaussian report.
+    The server returns the majority class of the unbiased class frequencies,
+    the same from the reports, from a stream of them and from fit."""
+    params = dict(epsilon=1.0, delta=1e-7, random_state=0)
+    joint = estimator(selection=None, **params).make_randomizer(
+        2, n_users=10, classes=[0, 1]
+    )
+    threshold = int(
+        min_users_for_a_model(joint.sigma_x, joint.sigma_y, joint.feature_norm, 1.0)
+    )
+    at = estimator(**params).make_randomizer(2, n_users=threshold, classes=[0, 1])
+    above = estimator(**params).make_randomizer(
+        2, n_users=threshold + 1, classes=[0, 1]
+    )
+    assert isinstance(at, LabelRandomizer) and at.get_config()["n_users"] == threshold
+    assert isinstance(above, GaussianRecordRandomizer)
+    assert at.delta == 0.0 and at.epsilon <= 1.0
+    # Without an announced population, or without the report-only
+    # selection, the joint report (the collection does not depend on n).
+    unannounced = estimator(**params).make_randomizer(2, classes=[0, 1])
+    assert isinstance(unannounced, GaussianRecordRandomizer)
+    X, y = make_data(20_000, seed=5)
+    y = np.where(np.arange(len(y)) < 13_000, 1, 0)  # 65% of class 1, no signal
+    est = estimator(**params).fit(X, y)
+    assert est.selected_model_ == "constant" and est.privacy_delta_ == 0.0
+    assert not est.cv_results_["models_estimable"]
+    assert np.all(est.coef_ == 0.0) and est.coef_.shape == (1, 2)
+    frequencies = est.cv_results_["class_frequencies"]
+    # Randomized response at epsilon 1: sd of one user's estimate
+    # sqrt(p (1 - p)) / (2 p - 1) with p = e / (e + 1).
+    p = np.e / (np.e + 1)
+    se = np.sqrt(p * (1 - p)) / (2 * p - 1) / np.sqrt(len(y))
+    assert abs(frequencies[1] - 0.65) < 4 * se
+    assert est.intercept_[0] == pytest.approx(2 * frequencies[1] - 1)
+    assert np.all(est.predict(X) == 1)
+    reports = est.make_randomizer(2, n_users=len(y), classes=[0, 1]).randomize(
+        X, y, random_state=3
+    )
+    assert sorted(reports.fields) == ["value"]
+    served = estimator(**params).fit_reports(reports)
+    half = len(y) // 2
+    streamed = estimator(**params).fit_reports(
+        [reports.subset(np.arange(half)), reports.subset(np.arange(half, len(y)))]
+    )
+    assert served.intercept_ == pytest.approx(streamed.intercept_, rel=1e-12)
+    assert served.selected_model_ == "constant" and np.all(served.coef_ == 0.0)
+    # Joint reports of as few users still get the joint server.
+    few = joint.randomize(X[:500], y[:500], random_state=1)
+    assert estimator(**params).fit_reports(few).cv_results_ is not None

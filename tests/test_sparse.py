@@ -20,7 +20,13 @@ from sklearn_ldp._sparse import (
     L1_RIDGE_FACTORS,
     RADIUS_FRACTIONS,
 )
-from sklearn_ldp.randomizers import Reports, feature_map_from_config
+from sklearn_ldp.randomizers import (
+    GaussianRecordRandomizer,
+    Reports,
+    TargetMeanRandomizer,
+    feature_map_from_config,
+)
+from sklearn_ldp.randomizers._target_mean import min_users_for_a_model
 from sklearn_ldp.utils import audit_randomizer
 
 
@@ -112,16 +118,74 @@ def test_paper_calibration_is_noisier_and_runs():
 
 
 def test_auto_components_uses_the_public_population_size():
-    X, y, _ = sparse_regression_data(400, 50, np.random.RandomState(0))
-    reg = SparseLDPRegressor(epsilon=0.5, random_state=0).fit(X, y)
-    expected = int(np.ceil(np.sqrt(400 * 0.25 * np.log(50))))
+    # At epsilon 8 a model is estimable from a few users: the projection is
+    # sized from the public population (fit: the rows given; else n_users).
+    X, y, _ = sparse_regression_data(400, 2000, np.random.RandomState(0))
+    reg = SparseLDPRegressor(epsilon=8.0, random_state=0).fit(X, y)
+    expected = int(np.ceil(np.sqrt(400 * 64 * np.log(2000))))
     assert reg.n_components_ == expected
-    hinted = SparseLDPRegressor(epsilon=0.5, n_users=100, random_state=0).fit(X, y)
-    assert hinted.n_components_ == int(np.ceil(np.sqrt(100 * 0.25 * np.log(50))))
-    capped = SparseLDPRegressor(epsilon=100.0, random_state=0).fit(X, y)
-    assert capped.n_components_ == 50
+    hinted = SparseLDPRegressor(epsilon=8.0, n_users=100).make_randomizer(2000)
+    assert hinted.feature_map.n_components == int(
+        np.ceil(np.sqrt(100 * 64 * np.log(2000)))
+    )
+    capped = SparseLDPRegressor(epsilon=100.0).make_randomizer(50, n_users=400)
+    assert capped.feature_map.n_components == 50
     with pytest.raises(ValueError, match="n_users"):
         SparseLDPRegressor().make_randomizer(10)
+
+
+def test_too_few_users_for_any_model_spend_the_budget_on_y():
+    """Planned ``n <= (sigma_x sigma_y / (B y_bound))^2`` (the joint
+    calibration's noise, public): users send ``y`` alone through the scalar
+    mechanism of least worst-case variance (pure epsilon); one user more
+    and they send the joint Gaussian reports. The server returns the mean
+    of the unbiased estimates, within 4 standard errors of the clean mean,
+    and the same model from the reports, from a stream and from partial_fit."""
+    params = dict(epsilon=1.0, delta=1e-7, random_state=0)
+    gaussian = SparseLDPRegressor(n_components=20, **params).make_randomizer(20)
+    threshold = min_users_for_a_model(
+        gaussian.sigma_x, gaussian.sigma_y, gaussian.feature_norm, 1.0
+    )
+    at = SparseLDPRegressor(**params).make_randomizer(20, n_users=int(threshold))
+    above = SparseLDPRegressor(**params).make_randomizer(20, n_users=int(threshold) + 1)
+    assert isinstance(at, TargetMeanRandomizer)
+    assert isinstance(above, GaussianRecordRandomizer)
+    assert at.delta == 0.0 and at.epsilon <= 1.0 and at.mechanism_ == "duchi"
+    # Duchi et al.'s bit: worst-case standard deviation (e^eps + 1) /
+    # (e^eps - 1) y_bound, about 2.2, where the joint release adds ~13.
+    assert at.noise_std == pytest.approx(1 / np.tanh(0.5), rel=1e-9)
+    assert at.noise_std < gaussian.sigma_y / 5
+    # The printed algorithm and an explicit projection keep their reports.
+    for kept in (dict(calibration="paper"), dict(n_components=20)):
+        randomizer = SparseLDPRegressor(**params, **kept).make_randomizer(
+            20, n_users=100
+        )
+        assert isinstance(randomizer, GaussianRecordRandomizer)
+    X, y, _ = sparse_regression_data(20_000, 20, np.random.RandomState(0))
+    est = SparseLDPRegressor(**params).fit(X, y)
+    assert est.privacy_delta_ == 0.0 and est.n_components_ == 0
+    assert est.selected_model_ == "constant" and est.l1_radius_ == 0.0
+    assert not est.cv_results_["models_estimable"]
+    assert np.all(est.coef_ == 0.0) and est.coef_.shape == (20,)
+    se = at.noise_std / np.sqrt(len(y))
+    assert abs(est.intercept_ - np.clip(y, -1, 1).mean()) < 4 * se
+    assert np.all(est.predict(X[:7]) == est.intercept_)
+    # The server rebuilds the collection from the announced population.
+    reports = est.make_randomizer(20, n_users=len(y)).randomize(X, y, random_state=3)
+    assert sorted(reports.fields) == ["y"]
+    from_reports = SparseLDPRegressor(**params).fit_reports(reports)
+    assert from_reports.intercept_ == pytest.approx(
+        at.estimate(reports["y"]).mean(), rel=1e-12
+    )
+    half = len(y) // 2
+    parts = [reports.subset(np.arange(half)), reports.subset(np.arange(half, len(y)))]
+    streamed = SparseLDPRegressor(**params).fit_reports(parts)
+    assert streamed.intercept_ == pytest.approx(from_reports.intercept_, rel=1e-12)
+    batched = SparseLDPRegressor(n_users=len(y), **params)
+    batched.partial_fit(X[:half], y[:half]).partial_fit(X[half:], y[half:])
+    assert batched.intercept_ == pytest.approx(est.intercept_, rel=1e-12)
+    # Without an intercept the constant is 0.
+    assert SparseLDPRegressor(fit_intercept=False, **params).fit(X, y).intercept_ == 0
 
 
 def test_fit_equals_fit_reports_and_streams_in_small_chunks(monkeypatch):
@@ -439,9 +503,16 @@ def test_the_client_is_a_gaussian_record_with_a_public_projection():
 
 
 def test_n_users_parameter_takes_precedence_over_the_argument():
-    est = SparseLDPRegressor(epsilon=0.5, n_users=100, random_state=0)
-    expected = int(np.ceil(np.sqrt(100 * 0.25 * np.log(50))))
-    assert est.make_randomizer(50, n_users=400).feature_map.n_components == expected
+    est = SparseLDPRegressor(epsilon=8.0, n_users=100, random_state=0)
+    expected = int(np.ceil(np.sqrt(100 * 64 * np.log(2000))))
+    assert est.make_randomizer(2000, n_users=400).feature_map.n_components == expected
+    # Also for the choice of y alone (at epsilon 0.5 below ~4e5 users).
+    low = SparseLDPRegressor(epsilon=0.5, n_users=10**6)
+    assert isinstance(low.make_randomizer(50, n_users=400), GaussianRecordRandomizer)
+    assert isinstance(
+        low.set_params(n_users=400).make_randomizer(50, n_users=10**6),
+        TargetMeanRandomizer,
+    )
 
 
 # ------------------------------------------------- report-only choice (issue 16)

@@ -350,3 +350,47 @@ def test_partial_fit_equals_fit_reports_of_the_same_batches():
             getattr(streamed, name), getattr(whole, name), rtol=1e-9, atol=1e-12
         )
     assert streamed.selected_params_ == whole.selected_params_
+
+
+def test_too_few_users_for_any_model_send_the_label_alone():
+    """With the public defaults and an announced population at most the
+    joint report's threshold (``label_only_threshold``), users send the
+    label alone (randomized response, pure epsilon) and the server returns
+    the intercept-only model of the unbiased class frequencies; one user
+    more, or an explicit projection, and the joint report."""
+    from sklearn_ldp._linear import label_only_threshold
+    from sklearn_ldp.randomizers import GaussianRecordRandomizer, LabelRandomizer
+
+    params = dict(epsilon=1.0, delta=1e-7, random_state=0)
+    joint = SparseLDPClassifier(n_components=50, **params).make_randomizer(
+        50, classes=[0, 1]
+    )
+    threshold = int(label_only_threshold(joint))
+    at = SparseLDPClassifier(**params).make_randomizer(
+        50, n_users=threshold, classes=[0, 1]
+    )
+    above = SparseLDPClassifier(**params).make_randomizer(
+        50, n_users=threshold + 1, classes=[0, 1]
+    )
+    assert isinstance(at, LabelRandomizer) and at.delta == 0.0
+    assert isinstance(above, GaussianRecordRandomizer)
+    for kept in (dict(n_components=5), dict(projection="identity")):
+        randomizer = SparseLDPClassifier(**params, **kept).make_randomizer(
+            50, n_users=100, classes=[0, 1]
+        )
+        assert isinstance(randomizer, GaussianRecordRandomizer)
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, (20_000, 50)) / np.sqrt(50)
+    y = np.where(np.arange(20_000) < 6_000, "no", "yes")  # 70% "yes"
+    est = SparseLDPClassifier(**params).fit(X, y)
+    assert est.selected_model_ == "constant" and est.n_components_ == 0
+    assert est.privacy_delta_ == 0.0 and np.all(est.coef_ == 0.0)
+    assert est.coef_.shape == (1, 50) and np.all(est.predict(X[:9]) == "yes")
+    p = np.e / (np.e + 1)  # randomized response at epsilon 1
+    se = np.sqrt(p * (1 - p)) / (2 * p - 1) / np.sqrt(len(y))
+    assert abs(est.cv_results_["class_frequencies"][1] - 0.7) < 4 * se
+    reports = est.make_randomizer(50, n_users=len(y), classes=["no", "yes"]).randomize(
+        X, y, random_state=0
+    )
+    served = SparseLDPClassifier(**params).fit_reports(reports)
+    assert served.intercept_ == pytest.approx(est.intercept_, rel=1e-12)

@@ -125,6 +125,16 @@ DELTA_ESTIMATORS = [
 ]
 
 
+#: Parameters that keep the joint (x, y) Gaussian reports of 500 users.
+JOINT_REPORTS = {
+    sklearn_ldp.KernelRidgeLDP: {"n_components": 20},
+    sklearn_ldp.SparseLDPRegressor: {"n_components": 2},
+    # Below the threshold the classifiers' users send the label alone.
+    sklearn_ldp.GLMLDPClassifier: {"selection": None},
+    sklearn_ldp.HingeLDPClassifier: {"selection": None},
+}
+
+
 @pytest.mark.parametrize("cls", DELTA_ESTIMATORS, ids=lambda c: c.__name__)
 def test_delta_at_least_one_over_n_warns(cls):
     X, y = _data(cls if cls not in CENTRAL_ESTIMATORS else sklearn_ldp.GLMLDPClassifier)
@@ -134,11 +144,16 @@ def test_delta_at_least_one_over_n_warns(cls):
         params = (
             {**params, "max_iter": 2} if "max_iter" in cls().get_params() else params
         )
-    if cls is sklearn_ldp.KernelRidgeLDP:
-        # With n_components='auto', 500 users are too few for any model: they
-        # send y alone, pure epsilon (delta 0, nothing to warn about).
-        assert cls(delta=2e-3, **params).make_randomizer(2, n_users=500).delta == 0
-        params = {**params, "n_components": 20}
+    if cls in JOINT_REPORTS:
+        # With the public defaults 500 users are too few for any model: they
+        # send y alone, pure epsilon (delta 0, nothing to warn about); an
+        # explicit configuration keeps the joint Gaussian reports.
+        classes = np.unique(y) if issubclass(cls, ClassifierMixin) else None
+        randomizer = cls(delta=2e-3, **params).make_randomizer(
+            X.shape[1], n_users=500, classes=classes
+        )
+        assert randomizer.delta == 0
+        params = {**params, **JOINT_REPORTS[cls]}
     with pytest.warns(
         LargeDeltaWarning, match=r"delta = 0.002 >= 1/n = 0.002 \(n = 500\)"
     ):

@@ -467,6 +467,45 @@ class FoldedReportSums:
         return self
 
 
+class TargetEstimateSums(FoldedReportSums):
+    """One-pass aggregate of target-only reports: folded sums of the estimates of ``y``.
+
+    A :class:`FoldedReportSums` with no released feature (its statistics
+    hold the count and the sums of the unbiased estimates, constant column
+    last), fed from the reports' ``'y'`` field through the estimate of the
+    randomizer that made them
+    (:class:`~sklearn_ldp.randomizers.TargetMeanRandomizer`).
+
+    Parameters
+    ----------
+    n_folds : int
+    randomizer : TargetMeanRandomizer
+        The published randomizer (its ``estimate`` and ``chunk_size``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_ldp.aggregation._sufficient import TargetEstimateSums
+    >>> from sklearn_ldp.randomizers import TargetMeanRandomizer
+    >>> randomizer = TargetMeanRandomizer(2, epsilon=1.0, y_bound=1.0)
+    >>> reports = randomizer.randomize(np.zeros((4, 2)), np.zeros(4), random_state=0)
+    >>> sums = TargetEstimateSums(5, randomizer)
+    >>> sums.update(reports, np.arange(4))
+    >>> total = sums.statistics.total()
+    >>> sums.n, bool(np.isclose(total.moment[-1], randomizer.estimate(reports["y"]).sum()))
+    (4, True)
+    """
+
+    def __init__(self, n_folds, randomizer):
+        super().__init__(n_folds, 0, chunk_size=randomizer.chunk_size)
+        self.randomizer = randomizer
+
+    def update(self, reports, positions):
+        """Add the (validated) reports of one chunk at their stream ``positions``."""
+        targets = self.randomizer.estimate(reports["y"])
+        self.add(np.empty((targets.shape[0], 0)), targets, positions)
+
+
 class FoldedGramSums:
     """One-pass aggregate of Gaussian record reports: per fold, the Gram matrix of ``[z, 1, t]``.
 

@@ -59,7 +59,7 @@ from ._scalar import (
     LaplaceMechanism,
     PiecewiseMechanism,
 )
-from ._target_mean import TargetMeanRandomizer
+from ._target_mean import LabelRandomizer, TargetMeanRandomizer
 from ._trigonometric import TrigonometricRandomizer, chebyshev_tensor_basis
 
 __all__ = [
@@ -77,6 +77,7 @@ __all__ = [
     "GenProtMechanism",
     "HadamardMarginalRandomizer",
     "IntegerSampler",
+    "LabelRandomizer",
     "LaplaceMechanism",
     "LocalRandomizer",
     "MarginalRandomizer",

@@ -24,7 +24,7 @@ def _glm_reports(n, seed, epsilon=2.0, n_features=4):
     X = rng.uniform(-1, 1, size=(n, n_features)) / np.sqrt(n_features)
     y = (X[:, 0] > 0).astype(int)
     est = GLMLDPClassifier(epsilon=epsilon, random_state=0)
-    randomizer = est.make_randomizer(n_features, n_users=1000, classes=[0, 1])
+    randomizer = est.make_randomizer(n_features, classes=[0, 1])
     return est, randomizer.randomize(X, y, random_state=seed)
 
 

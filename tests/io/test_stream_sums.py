@@ -34,6 +34,7 @@ CASES = [
     (SparseLDPRegressor, dict(n_components=6, epsilon=4.0, fit_intercept=False)),
     (SparseLDPRegressor, dict(projection="identity", epsilon=4.0)),
     (SparseLDPRegressor, dict(projection="sparse", n_components=6, epsilon=4.0)),
+    # Below its model threshold at this epsilon: users send y alone.
     (SparseLDPRegressor, dict(n_components="auto", epsilon=0.05)),
     (SparseLDPRegressor, dict(n_components=6, epsilon=4.0, recovery="basis_pursuit")),
     (SparseLDPMeanEstimator, dict(n_components=6, epsilon=4.0)),
@@ -53,6 +54,8 @@ CASES = [
     (KernelRidgeLDP, dict(n_components=10, epsilon=4.0, fit_intercept=False)),
     (KernelRidgeLDP, dict(n_components="auto", epsilon=4.0)),
     (KernelRidgeLDP, dict(n_components=10, epsilon=4.0, alpha=0.1)),
+    # Above it: a projection chosen from the announced population.
+    (SparseLDPRegressor, dict(n_components="auto", epsilon=4.0)),
 ]
 
 
@@ -221,8 +224,17 @@ def test_fit_equals_fit_reports_of_the_simulated_reports(case):
 
 def _tamper(reports, rows):
     """NaN, far outside the support, off the lattice, NaN target: in turn."""
-    x = reports["x"].copy()
     fields = dict(reports.fields)
+    if "x" not in fields:
+        # y alone (SparseLDPRegressor below its model threshold): NaN, far
+        # outside the support, off the lattice.
+        v = fields["y"].copy()
+        step = reports.config["granularity"]
+        for i, row in enumerate(rows):
+            v[row] = (np.nan, 1e12, v[row] + 0.5 * step)[i % 3]
+        fields["y"] = v
+        return Reports(fields, reports.config)
+    x = reports["x"].copy()
     step = reports.config["granularity_x"]
     for i, row in enumerate(rows):
         kind = i % 4 if "y" in fields else i % 3

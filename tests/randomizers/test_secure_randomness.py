@@ -74,6 +74,10 @@ RECORD_RANDOMIZERS = {
         lambda: randomizers.TargetMeanRandomizer(2, epsilon=3.0, y_bound=1.0),
         lambda: _records(2),
     ),
+    "LabelRandomizer": (
+        lambda: randomizers.LabelRandomizer(2, epsilon=3.0, classes=[0, 1, 2]),
+        lambda: _records(2, labels=[0, 2]),
+    ),
 }
 
 #: One configuration per exported scalar mechanism: ``randomize(values)``.
