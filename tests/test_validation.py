@@ -132,6 +132,7 @@ JOINT_REPORTS = {
     # Below the threshold the classifiers' users send the label alone.
     sklearn_ldp.GLMLDPClassifier: {"selection": None},
     sklearn_ldp.HingeLDPClassifier: {"selection": None},
+    sklearn_ldp.SparseLDPClassifier: {"n_components": 3},
 }
 
 
