@@ -384,9 +384,9 @@ class GLMLDPClassifier(
         least-squares direction of the other folds, each at level 0.1), the
         intercept-only model is kept: a direction fitted on noise is no
         better than chance. With two classes the chosen model or least
-        squares then keeps its direction ``w`` and gets the intercept of the
-        debiased least-squares fit of the labels on ``w^T x``
-        (:func:`~sklearn_ldp.aggregation.refit_threshold`): a model on the
+        squares then keeps its direction ``w`` and gets the threshold of the
+        linear discriminant along ``w^T x``, from the moments of held-out
+        folds (:func:`~sklearn_ldp.aggregation.refit_threshold`): a model on the
         ball has a slope too small for its unpenalized intercept and would
         predict the majority class wherever the classes are unbalanced
         (breast cancer, 10^5 users, epsilon 4, three draws: accuracy 0.90

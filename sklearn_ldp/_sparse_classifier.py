@@ -334,7 +334,7 @@ class SparseLDPClassifier(
       4^-k`` (``k = 0..3``; ``k = -2..3`` without projection) and the
       intercept-only model from the reports alone (:func:`select_radius`);
       with two classes the chosen model keeps its direction and gets the
-      intercept of the debiased least-squares fit of the labels along it
+      threshold of the linear discriminant along it, from all reports
       (:func:`~sklearn_ldp.aggregation.refit_threshold`, as
       :class:`GLMLDPClassifier`: a model on an l1 ball is shrunk, and on
       unbalanced classes it predicted the majority class);
@@ -710,10 +710,11 @@ class SparseLDPClassifier(
             and name == "model"
         ):
             # As GLMLDPClassifier's: the chosen direction keeps its slope and
-            # gets the intercept of the debiased least-squares fit of the
-            # labels on its score (a model on an l1 ball is shrunk, and on
-            # unbalanced classes predicted the majority class: breast cancer
-            # at 10^6 users, epsilon 4, 0.854 -> 0.924).
+            # gets the linear discriminant's threshold along its score (a
+            # model on an l1 ball is shrunk, and on unbalanced classes
+            # predicted the majority class: breast cancer at 10^6 users,
+            # epsilon 4, 0.854 -> 0.929). In-sample: select_radius keeps no
+            # fold fits to cross-fit with.
             W = refit_threshold(
                 folded.moments(np.arange(folded.n_folds)), W, sigma_x=sigma_x
             )

@@ -293,52 +293,88 @@ def scaled_margin_risk(moments, W, train, label_square=None, ridge=0.0):
     return total - 2.0 * scale * held_correlation + scale**2 * held_energy
 
 
-#: Standard deviations of the debiased ``Var(s)`` added by :func:`refit_threshold`.
-THRESHOLD_SPREAD_SDS = 1.0
+#: Standard deviations of the debiased ``Var(s)`` subtracted from the
+#: within-class variance by :func:`refit_threshold` (a one-sided lower
+#: confidence bound).
+THRESHOLD_VARIANCE_SDS = 2.0
 
 
-def refit_threshold(moments, W, sigma_x=0.0):
+def refit_threshold(moments, W, sigma_x=0.0, *, held_out=None):
     """The chosen binary scorer's intercept, refitted along its direction.
 
     A margin model on a ball (or a ridge fit) is shrunk: its slope ``w`` is
     small against an unpenalized intercept fitted to the class balance, so
     on unbalanced classes ``sign(w^T x + b)`` predicts the majority class
-    even where ``w`` separates the classes well. Keeping the direction
-    ``w`` and fitting the labels on the one-dimensional score ``s = w^T x``
-    by least squares, ``y ~ a s + c``, gives
+    even where ``w`` separates the classes well. The direction ``w`` is
+    kept and the threshold along the score ``s = u^T x``, ``u = w / ||w||``,
+    is the linear discriminant's (Fisher's rule with the class prior: two
+    classes with a common variance ``v`` along ``u``)
 
-        a = Cov(y, s) / (Var(s) + sigma_x^2 ||w||^2 sqrt(2 / n)),   c = E[y] - a E[s],
+        t = (mu_+ + mu_-) / 2 - v log(p / (1 - p)) / Delta,
 
-    every term a debiased moment of the reports (``E[s^2] = w^T E[x x^T]
-    w`` from the Gram matrix projected onto the PSD cone, ``Cov(y, s)`` from
-    ``E[x y]``): Fisher's rule of the linear discriminant along ``w``. The
-    returned scorer is ``w^T x + c / a``: the same predictions as ``a s +
-    c`` (``a > 0``), the model's slope kept. The debiased ``E[s^2]`` of
-    ``n`` reports with feature noise ``sigma_x`` has a standard deviation
-    of about ``sigma_x^2 ||w||^2 sqrt(2 / n)`` along a fixed direction (the
-    spread of ``sigma_x^2 ||w||^2`` times a mean of ``n`` squared standard
-    normals); one of them added to ``Var(s)`` shrinks ``a``, moving the
-    threshold toward the majority class where ``Var(s)`` is poorly known
-    (``THRESHOLD_SPREAD_SDS``: of 0, 1 and 2, the only one never below the
-    unrefitted model over 11 cells of ``breast_cancer``, ``logistic_10d``
-    and a synthetic population with classes 80/20, 4 draws each; 0 was
-    lower on the synthetic one, 2 on breast cancer).
-    When the direction is not positively correlated with the labels on
-    these reports (``a <= 0``), or ``w = 0``, ``W`` is returned unchanged.
+    ``p = P(y = +1)``, ``mu_+-`` the class means of ``s`` and ``Delta =
+    mu_+ - mu_-``. From debiased moments of the reports: ``p = (1 + E[y]) /
+    2``, ``Delta = Cov(y, s) / (2 p (1 - p))``, the midpoint ``E[s] + (1/2 -
+    p) Delta`` and ``v = Var(s) - p (1 - p) Delta^2``. The returned scorer
+    is ``w^T x - ||w|| t``: the same direction and slope.
+
+    Least squares of the labels on ``s`` (``y ~ a s + c``) has the same
+    threshold with ``log(p / (1 - p))`` replaced by ``(2 p - 1) / (2 p (1 -
+    p))``; both hinge on ``v``, a difference of the debiased ``Var(s)``
+    (``Var(u^T z) - sigma_x^2``: the reports' variance minus the noise's)
+    and a between-class term. Along a unit direction ``Var(s)`` has a
+    standard deviation of about ``sqrt((2 sigma_x^4 + 4 sigma_x^2 Var(s)) /
+    n)`` (a mean of ``n`` squared Gaussians), often as large as ``Var(s)``
+    itself, whereas the class means need first moments only (``E[x]``,
+    ``E[x y]``: a standard deviation of about ``sigma_x / sqrt(n)``). The
+    two errors of ``v`` are not alike: an overestimate moves the threshold
+    past the minority class's mean, and the scorer predicts the majority
+    class for nearly every user; an underestimate moves it toward the
+    midpoint between the class means, where well-separated classes are
+    still classified well. So ``v`` is replaced by its lower confidence
+    bound ``max(0, v - THRESHOLD_VARIANCE_SDS * sd)``: the prior correction
+    is made where the reports can see it.
+
+    Moments along a direction fitted on the same reports are optimistic
+    (``Cov(y, s)`` includes the noise the fit followed, by far the larger
+    part when the direction is noisy), so the servers pass ``held_out``:
+    per fold, the scorer fitted on the other folds and the fold's own
+    moments (cross-fitting). ``Cov(y, s)`` and ``Var(s)`` are then pooled
+    over folds, each along its own scorer's unit direction and centred at
+    its own fold's means; the location ``E[s]`` along ``w`` and ``p`` are
+    those of ``moments``. Without ``held_out``, everything comes from
+    ``moments`` along ``w``. When the direction is not positively
+    correlated with the labels (``Cov(y, s) <= 0``), one class is absent
+    (``p`` outside ``(0, 1)``), or ``w = 0``, ``W`` is returned unchanged.
 
     Parameters
     ----------
     moments : Moments
-        Debiased moments of the reports the scorer is refitted on.
+        Debiased moments of all reports.
     W : ndarray of shape (n_features + 1, 1)
         The scorer, intercept last (one output).
     sigma_x : float, default=0.0
         The feature noise of the reports (scaled features).
+    held_out : list of (Moments, ndarray) or None, default=None
+        Per fold, the debiased moments of the fold and the same model
+        fitted on the other folds (shape of ``W``). None or empty: the
+        statistics along ``w`` on ``moments``.
 
     Returns
     -------
     W : ndarray of shape (n_features + 1, 1)
         A copy with the intercept replaced.
+
+    Notes
+    -----
+    Measured (``GLMLDPClassifier``, epsilon 8, 2 * 10^4 users, classes
+    80/20 separated along one of three features, 40 draws): test accuracy
+    0.931 +- 0.060 with the least-squares threshold (``Var(s)`` plus one
+    standard deviation; 13 draws below 0.9, up to 99.9% of users predicted
+    in the majority class), 0.969 +- 0.029 with this one (2 below 0.9, at
+    most 82%). Without cross-fitting, breast cancer at 10^5 users and
+    epsilon 2 fell from 0.80 to 0.67 (the direction's in-sample covariance
+    was 1.0, its held-out one 0.06).
 
     Examples
     --------
@@ -355,18 +391,58 @@ def refit_threshold(moments, W, sigma_x=0.0):
     w = W[:d, 0]
     if W.shape[1] != 1 or not np.any(w):
         return W
-    gram = project_psd(moments.gram)
-    mean_s = float(w @ gram[:d, -1])
-    n = max(moments.n, 1)
-    spread = THRESHOLD_SPREAD_SDS * sigma_x**2 * float(w @ w) * np.sqrt(2.0 / n)
-    var_s = float(w @ gram[:d, :d] @ w) - mean_s**2 + spread
-    mean_y = float(moments.cross[-1, 0])
-    cov = float(w @ moments.cross[:d, 0]) - mean_y * mean_s
-    if var_s <= 0.0 or cov <= 0.0:
-        return W
-    scale = cov / var_s
-    W[d, 0] = (mean_y - scale * mean_s) / scale
+    norm = float(np.linalg.norm(w))
+    mean_s = float(w @ moments.gram[:d, -1]) / norm
+    positive = 0.5 * (1.0 + float(moments.cross[-1, 0]))
+    pairs = [(moments, W)] if held_out is None or not len(held_out) else held_out
+    offset = _discriminant_offset(positive, *_centred_score_moments(pairs), sigma_x)
+    if offset is not None:
+        W[d, 0] = -norm * (mean_s + offset)
     return W
+
+
+def _centred_score_moments(pairs):
+    """Pooled ``Cov(y, s)``, ``Var(s)`` and ``n`` of ``s = u^T x``.
+
+    ``u = w / ||w||`` per pair ``(moments, W)``: each pair's debiased
+    moments along its own unit direction, centred at its own means and
+    weighted by its number of reports.
+    """
+    sums, n = np.zeros(2), 0
+    for pair_moments, pair_W in pairs:  # at most N_FOLDS pairs
+        m = pair_moments.gram.shape[0]
+        w = np.asarray(pair_W, dtype=np.float64).reshape(m, -1)[: m - 1, 0]
+        norm = float(np.linalg.norm(w))
+        if norm == 0.0 or pair_moments.n == 0:
+            continue
+        u = w / norm
+        mean_s = float(u @ pair_moments.gram[: m - 1, -1])
+        mean_y = float(pair_moments.cross[-1, 0])
+        covariance = float(u @ pair_moments.cross[: m - 1, 0]) - mean_y * mean_s
+        variance = float(u @ pair_moments.gram[: m - 1, : m - 1] @ u) - mean_s**2
+        sums += pair_moments.n * np.array([covariance, variance])
+        n += pair_moments.n
+    if n == 0:
+        return np.nan, np.nan, 0
+    return (*(sums / n), n)
+
+
+def _discriminant_offset(positive, covariance, variance, n, sigma_x):
+    """The threshold minus the mean score along a unit direction, or None.
+
+    None when one class is absent or the direction is not positively
+    correlated with the labels.
+    """
+    if n == 0 or not 0.0 < positive < 1.0 or not covariance > 0.0:
+        return None
+    balance = positive * (1.0 - positive)
+    gap = covariance / (2.0 * balance)
+    variance_sd = np.sqrt(
+        (2.0 * sigma_x**4 + 4.0 * sigma_x**2 * max(variance, 0.0)) / n
+    )
+    within = variance - balance * gap**2 - THRESHOLD_VARIANCE_SDS * variance_sd
+    log_odds = np.log(positive / (1.0 - positive))
+    return (0.5 - positive) * gap - max(within, 0.0) * log_odds / gap
 
 
 # ---------------------------------------------------------------- candidates

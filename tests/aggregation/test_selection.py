@@ -143,27 +143,75 @@ def _unbalanced_reports(n, sigma_x, seed=0):
     return X, labels, Z
 
 
-def test_refit_threshold_is_least_squares_along_the_direction():
-    X, labels, Z = _unbalanced_reports(400_000, 1.0)
-    folded = FoldedMoments(Z, labels, sigma_x=1.0, sigma_t=0.0, n_folds=1)
+def test_refit_threshold_is_the_discriminant_along_the_direction():
+    n, sigma_x = 400_000, 1.0
+    X, labels, Z = _unbalanced_reports(n, sigma_x)
+    folded = FoldedMoments(Z, labels, sigma_x=sigma_x, sigma_t=0.0, n_folds=1)
     moments = folded.moments([0])
     # A shrunk model: the right direction, an intercept fitted to the class
     # balance, so it predicts the majority class for every user.
     W = np.array([[0.2], [0.0], [0.0], [0.6]])
     assert np.all(X @ W[:3, 0] + W[3, 0] > 0)
-    refit = refit_threshold(moments, W, sigma_x=1.0)
+    refit = refit_threshold(moments, W, sigma_x=sigma_x)
     np.testing.assert_array_equal(refit[:3], W[:3])  # the slope is kept
-    # The clean least-squares fit of the labels on s = w^T x.
+    # The clean linear discriminant along s = w^T x (||w|| = 0.2 here).
     s = X @ W[:3, 0]
-    a, c = np.polyfit(s, labels, 1)
-    # Debiased moments of 4e5 reports: the threshold -c/a (about 0.03 here)
-    # is known to about sigma_x^2 / (sqrt(n) * 0.2 * 0.25) ~ 0.03 in s units.
-    assert refit[3, 0] == pytest.approx(c / a, abs=0.1)
+    positive = labels > 0
+    p = positive.mean()
+    means = s[positive].mean(), s[~positive].mean()
+    gap, midpoint = means[0] - means[1], 0.5 * (means[0] + means[1])
+    within = p * s[positive].var() + (1 - p) * s[~positive].var()
+    log_odds = np.log(p / (1 - p))
+    discriminant = midpoint - within * log_odds / gap
+    # Debiased moments of n reports: E[s] and the class means are known to
+    # about sigma_x ||w|| / sqrt(n), Var(s) to about sigma_x^2 ||w||^2
+    # sqrt(2 / n), which moves the plug-in threshold by log_odds / gap times
+    # that; four of these standard deviations.
+    norm = np.linalg.norm(W[:3, 0])
+    first = sigma_x * norm / np.sqrt(n)
+    second = sigma_x**2 * norm**2 * np.sqrt(2.0 / n) * log_odds / gap
+    tol = 4.0 * np.hypot(first, second)
+    plug_in = refit_threshold(moments, W)  # sigma_x = 0: no confidence bound
+    assert -plug_in[3, 0] == pytest.approx(discriminant, abs=tol)
+    # The lower confidence bound on the within-class variance only moves
+    # the threshold from the discriminant's toward the midpoint (here up:
+    # the intercept falls), never past it.
+    assert refit[3, 0] <= plug_in[3, 0]
+    assert -refit[3, 0] <= midpoint + 4.0 * first
     accuracy = np.mean(np.sign(s + refit[3, 0]) == labels)
     assert accuracy > 0.95  # the majority rate is 0.8
-    # The spread term only shrinks a: the intercept E[y] / a - E[s] moves
-    # toward the majority class (+1 here).
-    assert refit[3, 0] >= refit_threshold(moments, W)[3, 0]
+
+
+def test_refit_threshold_from_held_out_fits():
+    X, labels, Z = _unbalanced_reports(100_000, 0.5)
+    folded = FoldedMoments(
+        Z, labels, sigma_x=0.5, sigma_t=0.0, random_state=np.random.default_rng(0)
+    )
+    everything = folded.moments()
+    W = np.array([[0.2], [0.05], [0.0], [0.6]])
+    # One pair of all reports with the scorer itself: the in-sample refit.
+    np.testing.assert_allclose(
+        refit_threshold(everything, W, 0.5, held_out=[(everything, W)]),
+        refit_threshold(everything, W, 0.5),
+    )
+    # The held-out statistics are taken along each fit's unit direction:
+    # the fits' scales do not matter, the final scorer's is kept.
+    fits = [W + 0.01 * k for k in range(folded.n_folds)]
+    held_out = [(folded.moments([k]), fits[k]) for k in range(folded.n_folds)]
+    rescaled = [(moments, 3.0 * fit) for moments, fit in held_out]
+    refit = refit_threshold(everything, W, 0.5, held_out=held_out)
+    np.testing.assert_allclose(
+        refit, refit_threshold(everything, W, 0.5, held_out=rescaled)
+    )
+    np.testing.assert_allclose(
+        refit_threshold(everything, 2.0 * W, 0.5, held_out=held_out)[3],
+        2.0 * refit[3],
+    )
+    # Fits inverted on their held-out folds: the scorer is left as it is.
+    inverted = [(moments, -fit) for moments, fit in held_out]
+    np.testing.assert_array_equal(
+        refit_threshold(everything, W, 0.5, held_out=inverted), W
+    )
 
 
 def test_refit_threshold_leaves_inverted_empty_and_multioutput_scorers():
