@@ -308,7 +308,7 @@ def refit_threshold(moments, W, sigma_x=0.0, *, held_out=None):
     even where ``w`` separates the classes well. The direction ``w`` is
     kept and the threshold along the score ``s = u^T x``, ``u = w / ||w||``,
     is the linear discriminant's (Fisher's rule with the class prior: two
-    classes with a common variance ``v`` along ``u``)
+    classes with a common variance ``v`` along ``u``)::
 
         t = (mu_+ + mu_-) / 2 - v log(p / (1 - p)) / Delta,
 
