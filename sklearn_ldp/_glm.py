@@ -25,6 +25,7 @@ from ._linear import (
     MultinomialProbaMixin,
     OneVsRestProbaMixin,
     PolynomialOracleClassifierMixin,
+    fit_label_frequencies,
 )
 from .aggregation import (
     GLMGradientOracle,
@@ -591,7 +592,7 @@ class GLMLDPClassifier(
 
     def _fit_server_aggregate(self, aggregate, config, rng):
         if isinstance(aggregate, FrequencySupportCounts):  # labels alone
-            self._fit_label_frequencies(aggregate, config)
+            fit_label_frequencies(self, aggregate, config)
             self.smoothing_ = self._server_setup()[1]
             return
         approx = self._moments_approximation(config)

@@ -17,7 +17,11 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._base import LDPClassifierMixin, ldp_tags
-from ._linear import LinearClassifierOutputMixin, PolynomialOracleClassifierMixin
+from ._linear import (
+    LinearClassifierOutputMixin,
+    PolynomialOracleClassifierMixin,
+    fit_label_frequencies,
+)
 from .aggregation import (
     PolynomialGradientOracle,
     approximation_error,
@@ -433,7 +437,7 @@ class HingeLDPClassifier(
 
     def _fit_server_aggregate(self, aggregate, config, rng):
         if isinstance(aggregate, FrequencySupportCounts):  # labels alone
-            self._fit_label_frequencies(aggregate, config)
+            fit_label_frequencies(self, aggregate, config)
             return
         coef = self._moments_polynomial(config)
         loss, interval, _, radius = self._server_setup()

@@ -40,6 +40,7 @@ from .aggregation._ridge import (
     centred_ridge,
     select_model_or_constant,
 )
+from .aggregation._selection import constant_only_results
 from .aggregation._sufficient import FoldedReportSums, TargetEstimateSums
 from .randomizers import (
     GaussianRecordRandomizer,
@@ -794,7 +795,7 @@ class KernelRidgeLDP(
     def _solve(self):
         statistics = self._aggregate.statistics
         if self._target_only:
-            return self._solve_target_only(statistics)
+            return self._solve_target_only()
         if self.alpha == "auto":
             self.cv_risk_, self.cv_std_error_ = debiased_cv_risk(
                 statistics.folds,
@@ -832,23 +833,15 @@ class KernelRidgeLDP(
         self.intercept_ = float(W[-1, 0])
         self.n_reports_ = statistics.n
 
-    def _solve_target_only(self, statistics):
+    def _solve_target_only(self):
         # Users sent y alone: the intercept-only model, the mean of the
-        # unbiased estimates (exact constant column last in the sums).
-        total = statistics.total()
-        n = statistics.n
-        mean = float(total.moment[-1] / n) if n else 0.0
+        # unbiased estimates.
         self.alpha_ = math.nan if self.alpha == "auto" else float(self.alpha)
         self.coef_ = np.zeros(self.n_features_in_)
-        self.intercept_ = mean if self.fit_intercept else 0.0
+        self.intercept_ = self._aggregate.mean() if self.fit_intercept else 0.0
         self.selected_model_ = "constant"
-        self.cv_results_ = {
-            "candidate": np.array(["constant"], dtype=object),
-            "params": [{}],
-            "selected": np.array([True]),
-            "models_estimable": False,
-        }
-        self.n_reports_ = n
+        self.cv_results_ = constant_only_results()
+        self.n_reports_ = self._aggregate.n
 
     def _predict_validated(self, X):
         if self._target_only:

@@ -31,7 +31,7 @@ from .aggregation import (
 )
 from .aggregation._blocks import StreamedOracle
 from .aggregation._frequency import FrequencySupportCounts, debias_frequencies
-from .aggregation._selection import gram_noise_scale
+from .aggregation._selection import constant_only_results, gram_noise_scale
 from .aggregation._selection import refit_threshold as threshold_along_score
 from .aggregation._sufficient import FoldedGramSums
 from .optim import minimize_on_ball, minimize_quadratic_on_ball
@@ -299,13 +299,6 @@ class PolynomialOracleClassifierMixin:
         randomizer = self._expected_randomizer(SimpleNamespace(config=config))
         return FrequencySupportCounts(randomizer.frequency)
 
-    def _fit_label_frequencies(self, aggregate, config):
-        """:func:`fit_label_frequencies`, and no polynomial approximation."""
-        fit_label_frequencies(self, aggregate, config)
-        self.degree_ = 0
-        self.poly_coef_ = None
-        self.approximation_error_ = np.nan
-
     def _analytic_degree(self, scored_oracle, radius, rng):
         """``degree``, or the one ``select_degree`` picks for ``'auto'``.
 
@@ -532,8 +525,10 @@ def fit_label_frequencies(estimator, aggregate, config):
     ``[-1, 1]`` (0 without ``fit_intercept``): the model the joint server's
     selection falls back to, from a less noisy estimate. Sets ``coef_``
     (zeros), ``intercept_``, ``selected_model_`` (``'constant'``),
-    ``selected_params_``, ``cv_results_`` (with ``class_frequencies``) and
-    ``n_iter_``. Post-processing of the reports.
+    ``selected_params_``, ``cv_results_`` (with ``class_frequencies``),
+    ``n_iter_`` and, no loss being approximated, ``degree_`` 0,
+    ``poly_coef_`` None and ``approximation_error_`` nan. Post-processing
+    of the reports.
     """
     design = aggregate.randomizer.design
     frequencies = debias_frequencies(
@@ -550,14 +545,10 @@ def fit_label_frequencies(estimator, aggregate, config):
         else np.zeros(n_outputs)
     )
     estimator.selected_model_, estimator.selected_params_ = "constant", {}
-    estimator.cv_results_ = {
-        "candidate": np.array(["constant"], dtype=object),
-        "params": [{}],
-        "selected": np.array([True]),
-        "models_estimable": False,
-        "class_frequencies": frequencies,
-    }
+    estimator.cv_results_ = constant_only_results(class_frequencies=frequencies)
     estimator.n_iter_ = 1
+    estimator.degree_, estimator.poly_coef_ = 0, None
+    estimator.approximation_error_ = np.nan
 
 
 def label_only_threshold(joint):
@@ -750,16 +741,7 @@ def select_linear_classifier_on_folds(
         candidates.append(
             Candidate("constant", partial(constant_model, fit_intercept=True), {})
         )
-    fold_fits = {}
-
-    def fold_fit(c, k):  # kept: the chosen one's fits cross-fit its threshold
-        candidate = candidates[c]
-        train = folded.moments(exclude=k)
-        if candidate.needs_rows:
-            train = (train, folded.training_rows(k))
-        fold_fits[c, k] = candidate.fit(train)
-        return fold_fits[c, k]
-
+    fold_fits = {}  # kept: the chosen one's fits cross-fit its threshold
     scores = cross_validate(
         folded,
         candidates,
@@ -768,7 +750,7 @@ def select_linear_classifier_on_folds(
             label_square=folded.zt.shape[2],
             ridge=ridge,
         ),
-        fold_fits=fold_fit,
+        fitted=fold_fits,
     )
     chosen, results = select_candidate(scores, candidates)
     if no_signal and fit_intercept:  # do no harm: a direction fitted on noise

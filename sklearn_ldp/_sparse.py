@@ -41,7 +41,7 @@ from .aggregation import (
     project_psd,
 )
 from .aggregation._ridge import StreamedFoldedMoments, select_model_or_constant
-from .aggregation._selection import gram_noise_scale
+from .aggregation._selection import constant_only_results, gram_noise_scale
 from .aggregation._sufficient import (
     FoldedReportSums,
     GroupedReportSums,
@@ -714,21 +714,13 @@ class SparseLDPRegressor(
 
     def _solve_target_only(self):
         # Users sent y alone: the intercept-only model, the mean of the
-        # unbiased estimates of y (exact constant column last in the sums).
-        statistics = self._aggregate.statistics
-        n = statistics.n
-        mean = float(statistics.total().moment[-1] / n) if n else 0.0
+        # unbiased estimates of y.
         self.coef_ = np.zeros(self._randomizer.n_features)
-        self.intercept_ = mean if self.fit_intercept else 0.0
+        self.intercept_ = self._aggregate.mean() if self.fit_intercept else 0.0
         self.selected_model_ = "constant"
         self.l1_radius_, self.alpha_, self.n_iter_ = 0.0, np.inf, 1
-        self.cv_results_ = {
-            "candidate": np.array(["constant"], dtype=object),
-            "params": [{}],
-            "selected": np.array([True]),
-            "models_estimable": False,
-        }
-        self._set_projection_attributes(n)
+        self.cv_results_ = constant_only_results()
+        self._set_projection_attributes(self._aggregate.n)
 
     def __sklearn_tags__(self):
         return ldp_tags(super().__sklearn_tags__())

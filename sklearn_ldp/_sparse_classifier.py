@@ -643,8 +643,6 @@ class SparseLDPClassifier(
             self.projected_coef_ = np.zeros((n_outputs, 0))
             self.n_components_, self.projection_seed_ = 0, None
             self.noise_scale_ = np.inf
-            self.degree_, self.poly_coef_ = 0, None
-            self.approximation_error_ = np.nan
             return
         randomizer = self._randomizer_from_config(config)
         data_norm = float(config["data_norm"])

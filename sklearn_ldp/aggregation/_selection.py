@@ -446,6 +446,22 @@ def _discriminant_offset(positive, covariance, variance, n, sigma_x):
 
 
 # ---------------------------------------------------------------- candidates
+def constant_only_results(**extra):
+    """``cv_results_`` of a server that had no model to choose from.
+
+    Users sent the target (or the label) alone: the intercept-only model is
+    the only candidate (``models_estimable`` False); ``extra`` entries are
+    added (such as the estimated class frequencies).
+    """
+    return {
+        "candidate": np.array(["constant"], dtype=object),
+        "params": [{}],
+        "selected": np.array([True]),
+        "models_estimable": False,
+        **extra,
+    }
+
+
 def constant_model(moments, fit_intercept=True):
     """``W`` of the intercept-only scorer: ``E[y]`` per output (0 without intercept)."""
     W = np.zeros((moments.gram.shape[0], moments.cross.shape[1]))
@@ -574,13 +590,15 @@ class Candidate:
     needs_rows: bool = False
 
 
-def cross_validate(folded, candidates, criterion, fold_fits=None):
+def cross_validate(folded, candidates, criterion, fold_fits=None, fitted=None):
     """Held-out criterion of every candidate on every fold.
 
     ``fold_fits`` (optional): ``fold_fits(c, k)`` returns candidate ``c``
     fitted on the folds other than ``k`` when the caller has computed it
     already (several candidates solved at once), or None to call
-    ``candidate.fit``.
+    ``candidate.fit``. ``fitted`` (optional): a dict that receives every
+    fit, keyed ``(c, k)`` (for a caller that reuses them, such as the
+    cross-fitted threshold of :func:`refit_threshold`).
 
     Returns
     -------
@@ -597,6 +615,8 @@ def cross_validate(folded, candidates, criterion, fold_fits=None):
             W = None if fold_fits is None else fold_fits(c, k)
             if W is None:
                 W = candidate.fit((train, rows) if candidate.needs_rows else train)
+            if fitted is not None:
+                fitted[c, k] = W
             scores[c, k] = criterion(held_out, W, train)
     return scores
 

@@ -505,6 +505,12 @@ class TargetEstimateSums(FoldedReportSums):
         targets = self.randomizer.estimate(reports["y"])
         self.add(np.empty((targets.shape[0], 0)), targets, positions)
 
+    def mean(self):
+        """The mean of the unbiased estimates of ``y`` (0 without reports)."""
+        statistics = self.statistics
+        n = statistics.n
+        return float(statistics.total().moment[-1] / n) if n else 0.0
+
 
 class FoldedGramSums:
     """One-pass aggregate of Gaussian record reports: per fold, the Gram matrix of ``[z, 1, t]``.

@@ -289,8 +289,8 @@ class GaussianMechanism:
         return np.full(values.shape, self.sigma**2)
 
 
-def encode_labels(y, classes):
-    """Map labels to the public encoding: +-1 for two classes, one-hot otherwise.
+def label_index(y, classes):
+    """Each label's index among the sorted public ``classes``.
 
     Raises a ``ValueError`` for labels that are not among ``classes``.
     """
@@ -304,6 +304,15 @@ def encode_labels(y, classes):
             f"y contains labels not in the public classes {classes.tolist()}: "
             f"{np.unique(y[unknown]).tolist()[:5]}"
         )
+    return index
+
+
+def encode_labels(y, classes):
+    """Map labels to the public encoding: +-1 for two classes, one-hot otherwise.
+
+    Raises a ``ValueError`` for labels that are not among ``classes``.
+    """
+    index = label_index(y, classes)
     if len(classes) == 2:
         return 2.0 * index - 1.0
     return np.eye(len(classes))[index]

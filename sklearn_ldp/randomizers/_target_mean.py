@@ -26,6 +26,7 @@ import numpy as np
 from ..utils import check_bound, check_epsilon
 from ._base import LocalRandomizer, chunk_rows
 from ._frequency import FrequencyRandomizer, best_frequency_mechanism
+from ._gaussian import label_index
 from ._scalar import DuchiMechanism, PiecewiseMechanism
 
 #: Scalar mechanisms a target-only report may use (``mechanism='auto'``:
@@ -285,12 +286,5 @@ class LabelRandomizer(LocalRandomizer):
 
     def _randomize_chunk(self, X, y, source, public):
         del X  # only the label is released
-        index = np.searchsorted(self.classes, y)
-        index = np.clip(index, 0, len(self.classes) - 1)
-        unknown = self.classes[index] != y
-        if np.any(unknown):
-            raise ValueError(
-                f"y contains labels not in the public classes {self.classes.tolist()}: "
-                f"{np.unique(np.asarray(y)[unknown]).tolist()[:10]}."
-            )
+        index = label_index(y, self.classes)
         return self.frequency._randomize_chunk(index[:, None], None, source, public)
