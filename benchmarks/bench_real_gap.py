@@ -36,6 +36,7 @@ which moment limits.
     python -m benchmarks.bench_real_gap [--quick]
 """
 
+import json
 import warnings
 
 import numpy as np
@@ -544,10 +545,44 @@ COLUMNS = [
 ]
 
 
+def _load_draws(path):
+    """``{population: {seed: (out, seconds)}}`` of a previous run, or empty."""
+    if not path.exists():
+        return {}
+    kept = json.loads(path.read_text())
+    return {
+        p: {int(seed): (d["out"], d["seconds"]) for seed, d in by_seed.items()}
+        for p, by_seed in kept.items()
+    }
+
+
+def _save_draws(path, draws):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(
+        json.dumps(
+            {
+                p: {str(s): {"out": o, "seconds": t} for s, (o, t) in sorted(d.items())}
+                for p, d in draws.items()
+            },
+            indent=1,
+            default=float,
+        )
+        + "\n"
+    )
+
+
 def real_gap(run):
     grid = QUICK if run.quick else FULL
-    n, seeds = grid["n"], [run.seed + k for k in range(grid["seeds"])]
-    rows, times = [], []
+    count = getattr(run.options, "seeds", None) or grid["seeds"]
+    n, seeds = grid["n"], [run.seed + k for k in range(count)]
+    only = getattr(run.options, "populations", None)
+    # Every draw is kept (docs/benchmarks/real_gap_draws.json): a run with
+    # --populations re-runs those and reads the others' last draws.
+    cache = run.directory / "real_gap_draws.json"
+    kept = _load_draws(cache) if run.save else {}
+    if only and not run.save:
+        raise SystemExit("--populations reads the saved draws: drop --no-save")
+    rows, times, used = [], [], {}
     plan = [
         *(
             (p, "accuracy", names, classification_draw)
@@ -557,12 +592,21 @@ def real_gap(run):
     ]
     for name, metric, names, draw in plan:
         population = POPULATIONS[name]
-        draws, seconds = [], []
-        for seed in seeds:
-            out, elapsed = draw(population, n, seed, names)
-            draws.append(out)
-            seconds.append(elapsed)
-            print(name, seed, out, elapsed, flush=True)
+        if only and name not in only:
+            if name not in kept:  # not run yet: its rows are left out
+                print(f"{name}: no saved draws, left out of the page", flush=True)
+                continue
+            here = sorted(kept[name])
+        else:
+            here, kept[name] = seeds, {}
+            for seed in seeds:
+                kept[name][seed] = draw(population, n, seed, names)
+                print(name, seed, *kept[name][seed], flush=True)
+                if run.save:
+                    _save_draws(cache, kept)
+        used[name] = here
+        draws = [kept[name][seed][0] for seed in here]
+        seconds = [kept[name][seed][1] for seed in here]
         for estimator_name in names:
             rows.append(cell(name, metric, estimator_name, draws))
         times.append(
@@ -578,7 +622,7 @@ def real_gap(run):
             f"{EPSILON:g})",
             rows,
             COLUMNS,
-            notes(rows, times, run, n, seeds),
+            notes(rows, times, run, n, used),
         )
     ]
 
@@ -664,7 +708,19 @@ features (its n_components and gamma), not on the reference's 100
 features."""
 
 
-def notes(rows, times, run, n, seeds):
+def _seeds_text(used):
+    """``{population: seeds}`` as text: one list, or the populations by list."""
+    lists = {}
+    for population, seeds in used.items():
+        lists.setdefault(tuple(seeds), []).append(f"`{population}`")
+    if len(lists) == 1:
+        return f"seeds {list(next(iter(lists)))}"
+    return "seeds " + "; ".join(
+        f"{list(seeds)} for {', '.join(names)}" for seeds, names in lists.items()
+    )
+
+
+def notes(rows, times, run, n, used):
     from benchmarks._tables import format_table
 
     time_columns = list(dict.fromkeys(k for t in times for k in t))
@@ -709,7 +765,7 @@ def notes(rows, times, run, n, seeds):
 the others, by the oracle bound below: {tally or "none"}.
 
 n = {n:,} training users, epsilon = {EPSILON:g}, delta = {DELTA:g}
-({DELTA_NOTE}); seeds {seeds} (data and noise); every number is the mean ±
+({DELTA_NOTE}); {_seeds_text(used)} (data and noise); every number is the mean ±
 standard error over seeds. Metric: test accuracy (classifiers) or held-out
 R^2 (regressors) on the population's held-out users (20,000; digits: the 297
 held-out images resampled).
@@ -773,7 +829,10 @@ error; `ratio` ± its delta-method standard error).
 {format_table(times, time_columns)}
 
 Shared 2-core machine (another benchmark running): times are noisy.
-Command: `OMP_NUM_THREADS=1 nice -n 5 {run.command}`."""
+Command: `OMP_NUM_THREADS=1 nice -n 5 {run.command}` (`--seeds K` for K draws per
+population; `--populations P ...` re-runs those populations and reads the
+others' last draws from `real_gap_draws.json`; the seeds of each population
+are listed above)."""
 
 
 SPEC = Benchmark(
@@ -781,6 +840,21 @@ SPEC = Benchmark(
     description=__doc__.splitlines()[0],
     ignore=(ConvergenceWarning,),
     steps=(real_gap,),
+    options=(
+        (
+            "--seeds",
+            {"type": int, "help": "draws per population (default 3; quick: 1)"},
+        ),
+        (
+            "--populations",
+            {
+                "nargs": "+",
+                "choices": [*CLASSIFICATION, *REGRESSION],
+                "help": "re-run these populations only; the others' draws are "
+                "read from docs/benchmarks/real_gap_draws.json",
+            },
+        ),
+    ),
 )
 
 if __name__ == "__main__":

@@ -148,25 +148,35 @@ def _verdict(runs):
     return f"behind {best_name}" if behind(best) else "ok"
 
 
+COLUMNS = ["population", "n", "epsilon", *METHODS, "glm chose", "verdict"]
+
+
+def cell_row(name, n, epsilon, seeds):
+    """The table's row of one cell (population ``name``, n, epsilon) over ``seeds``."""
+    runs = [one_cell(POPULATIONS[name], n, epsilon, seed) for seed in seeds]
+    row = {"population": name, "n": n, "epsilon": epsilon}
+    for method in METHODS:
+        row[method] = _cell([r.get(method) for r in runs])
+    chosen = [r["glm selected"] for r in runs]
+    row["glm chose"] = (
+        "/".join(chosen)
+        if len(chosen) <= 5
+        else ", ".join(f"{c} {chosen.count(c)}" for c in dict.fromkeys(chosen))
+    )
+    row["verdict"] = _verdict(runs)
+    return row
+
+
 def same_reports(run):
     grid = QUICK if run.quick else FULL
     rows = []
     for name in POPULATION_NAMES:
-        population = POPULATIONS[name]
         for n in grid["sizes"]:
             for epsilon in grid["epsilons"]:
                 if n >= grid["large"][0] and epsilon not in grid["large"][1]:
                     continue
-                runs = [
-                    one_cell(population, n, epsilon, seed) for seed in grid["seeds"]
-                ]
-                row = {"population": name, "n": n, "epsilon": epsilon}
-                for method in METHODS:
-                    row[method] = _cell([r.get(method) for r in runs])
-                row["glm chose"] = "/".join(r["glm selected"] for r in runs)
-                row["verdict"] = _verdict(runs)
-                rows.append(row)
-                print(row, flush=True)
+                rows.append(cell_row(name, n, epsilon, grid["seeds"]))
+                print(rows[-1], flush=True)
     notes = (
         "Populations: "
         + "; ".join(f"`{p}`: {POPULATIONS[p].description}" for p in POPULATION_NAMES)
@@ -179,13 +189,12 @@ def same_reports(run):
         + " only. Command: "
         + run.command
     )
-    columns = ["population", "n", "epsilon", *METHODS, "glm chose", "verdict"]
     return [
         Report(
             "same_reports",
             "Linear LDP classifiers and the baselines on the same Gaussian reports",
             rows,
-            columns,
+            COLUMNS,
             notes,
         )
     ]

@@ -56,6 +56,15 @@ Each check prints its numbers (mean ± standard error over seeds):
     tests reject about as often on both, no rule computed from the reports
     can keep the majority class on the permuted population and follow
     least squares on the real one (quoted in the GLM and hinge pages).
+``threshold-draws ESTIMATOR FIRST LAST``
+    ``GLMLDPClassifier`` or ``HingeLDPClassifier`` (``epsilon = 8``, ``delta
+    = 1e-7``, other parameters at their defaults) on the unbalanced task of
+    ``tests/test_threshold_refit.py`` (20,000 users, classes 80 / 20 that
+    differ along the first of 3 features), seeds ``FIRST .. LAST - 1``:
+    per draw the test accuracy and the share of test users predicted in
+    the majority class; then the mean, standard deviation and standard
+    error of the accuracy and the number of draws below 0.9 (quoted in the
+    GLM and hinge pages for the discriminant threshold).
 ``deployment-draws FIRST LAST``
     The configuration of ``examples/deployment`` (``SparseLDPRegressor``,
     one million users): held-out R^2 over the noise draws ``FIRST .. LAST -
@@ -514,6 +523,43 @@ def hinge_default(populations):
                 )
 
 
+def unbalanced_task(n, seed):
+    """``tests/test_threshold_refit.py``'s ``make_unbalanced``: 80% of class
+    1, the classes differ along the first of 3 features."""
+    rng = np.random.default_rng([seed, 2025])
+    y = (rng.uniform(size=n) < 0.8).astype(int)
+    X = rng.uniform(-0.3, 0.3, size=(n, 3))
+    X[:, 0] = 0.25 * (2 * y - 1) + 0.1 * rng.standard_normal(n)
+    return X, y
+
+
+def threshold_draws(estimator, first, last, n=20_000, n_test=20_000):
+    """The binary threshold refit over draws of the unbalanced task."""
+    from sklearn_ldp import GLMLDPClassifier, HingeLDPClassifier
+
+    cls = {"glm": GLMLDPClassifier, "hinge": HingeLDPClassifier}[estimator]
+    accuracies = []
+    for seed in range(first, last):
+        X, y = unbalanced_task(n, seed)
+        # Held-out users as the test draws them (seed 100 + seed).
+        X_test, y_test = unbalanced_task(n_test, 100 + seed)
+        clf = cls(epsilon=8.0, delta=DELTA, random_state=seed).fit(X, y)
+        predicted = clf.predict(X_test)
+        accuracies.append(float(np.mean(predicted == y_test)))
+        print(
+            f"seed {seed}: accuracy {accuracies[-1]:.4f}, predicted majority "
+            f"{np.mean(predicted == 1):.4f} ({clf.selected_model_})",
+            flush=True,
+        )
+    values = np.asarray(accuracies)
+    print(
+        f"{cls.__name__}, {len(values)} draws: accuracy {values.mean():.3f} "
+        f"(sd {values.std(ddof=1):.3f}, se "
+        f"{values.std(ddof=1) / np.sqrt(len(values)):.3f}); "
+        f"{int(np.sum(values < 0.9))} draws below 0.9"
+    )
+
+
 def _ints(text):
     """``'0,1,2'`` -> ``[0, 1, 2]``."""
     return [int(e) for e in text.split(",")]
@@ -617,6 +663,10 @@ def main(argv=None):
     p.add_argument("seeds", type=_ints)
     p = _cell_parser(checks, "signal-power")
     p.add_argument("draws", type=int)
+    p = checks.add_parser("threshold-draws")
+    p.add_argument("estimator", choices=["glm", "hinge"])
+    p.add_argument("first", type=int)
+    p.add_argument("last", type=int)
     p = checks.add_parser("deployment-draws")
     p.add_argument("first", type=int)
     p.add_argument("last", type=int)
@@ -653,6 +703,8 @@ def main(argv=None):
             kernel_ridge_alpha(args.population, args.n, args.epsilon, args.seeds)
         elif args.check == "signal-power":
             signal_power(args.population, args.n, args.epsilon, args.draws)
+        elif args.check == "threshold-draws":
+            threshold_draws(args.estimator, args.first, args.last)
         elif args.check == "kernel-ridge-linear-features-1d":
             kernel_ridge_linear_features_1d(args.seeds)
         else:

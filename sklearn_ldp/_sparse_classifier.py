@@ -233,7 +233,7 @@ def recover_sparse(components, projected):
     return recovered
 
 
-def select_radius(folded, models, fit_intercept):
+def select_radius(folded, models, fit_intercept, fitted=None):
     """Report-only choice among the l1 radii and the intercept-only model.
 
     ALGORITHMS.md section 7 with the candidates of ``selection='cv'``: each
@@ -264,6 +264,11 @@ def select_radius(folded, models, fit_intercept):
     the least-squares direction at the noise-scale penalty: least squares
     is among the candidates in all but name.
 
+    ``fitted`` (optional dict) receives every candidate's fit on the folds
+    other than ``k`` under ``(candidate index, k)``
+    (:func:`~sklearn_ldp.aggregation.cross_validate`): the chosen one's
+    cross-fit its threshold.
+
     Returns
     -------
     W, name, params, cv_results
@@ -280,6 +285,7 @@ def select_radius(folded, models, fit_intercept):
         folded,
         candidates,
         partial(scaled_margin_risk, label_square=folded.zt.shape[2], ridge=ridge),
+        fitted=fitted,
     )
     chosen, results = select_candidate(scores, candidates)
     p_value = directional_signal_test(folded, models[0][1])
@@ -681,6 +687,7 @@ class SparseLDPClassifier(
             tol=self.tol,
             iterations=(iterations := []),
         )
+        fold_fits = {}  # (candidate, fold) -> fit on the other folds
         if self.calibration == "paper":
             W = fit(folded.moments(), radius=self.l1_radius, ridge=0.0)
             name, params, results = "model", {"l1_radius": self.l1_radius}, None
@@ -695,7 +702,7 @@ class SparseLDPClassifier(
             ]
             if self.selection == "cv":
                 W, name, params, results = select_radius(
-                    folded, models, self.fit_intercept
+                    folded, models, self.fit_intercept, fitted=fold_fits
                 )
             else:
                 W = fit(folded.moments(), radius=self.l1_radius, ridge=ridge)
@@ -711,10 +718,20 @@ class SparseLDPClassifier(
             # gets the linear discriminant's threshold along its score (a
             # model on an l1 ball is shrunk, and on unbalanced classes
             # predicted the majority class: breast cancer at 10^6 users,
-            # epsilon 4, 0.854 -> 0.929). In-sample: select_radius keeps no
-            # fold fits to cross-fit with.
+            # epsilon 4, 0.854 -> 0.929). Cross-fitted with the chosen
+            # radius's fits on the other folds (selection='cv'), else
+            # in-sample.
+            chosen = np.flatnonzero(results["selected"])[0] if results else -1
+            held_out = [
+                (folded.moments([k]), fold_fits[chosen, k])
+                for k in range(folded.n_folds)
+                if (chosen, k) in fold_fits
+            ]
             W = refit_threshold(
-                folded.moments(np.arange(folded.n_folds)), W, sigma_x=sigma_x
+                folded.moments(np.arange(folded.n_folds)),
+                W,
+                sigma_x=sigma_x,
+                held_out=held_out,
             )
         self.selected_model_, self.selected_params_ = name, params
         self.cv_results_ = results
