@@ -56,9 +56,10 @@ Each check prints its numbers (mean ± standard error over seeds):
     tests reject about as often on both, no rule computed from the reports
     can keep the majority class on the permuted population and follow
     least squares on the real one (quoted in the GLM and hinge pages).
-``threshold-draws ESTIMATOR FIRST LAST``
-    ``GLMLDPClassifier`` or ``HingeLDPClassifier`` (``epsilon = 8``, ``delta
-    = 1e-7``, other parameters at their defaults) on the unbalanced task of
+``threshold-draws {glm,hinge,sparse} FIRST LAST``
+    ``GLMLDPClassifier``, ``HingeLDPClassifier`` or ``SparseLDPClassifier``
+    (``l1_radius = 5``, as the test) with ``epsilon = 8``, ``delta = 1e-7``,
+    other parameters at their defaults, on the unbalanced task of
     ``tests/test_threshold_refit.py`` (20,000 users, classes 80 / 20 that
     differ along the first of 3 features), seeds ``FIRST .. LAST - 1``:
     per draw the test accuracy and the share of test users predicted in
@@ -535,15 +536,21 @@ def unbalanced_task(n, seed):
 
 def threshold_draws(estimator, first, last, n=20_000, n_test=20_000):
     """The binary threshold refit over draws of the unbalanced task."""
-    from sklearn_ldp import GLMLDPClassifier, HingeLDPClassifier
+    from sklearn_ldp import GLMLDPClassifier, HingeLDPClassifier, SparseLDPClassifier
 
-    cls = {"glm": GLMLDPClassifier, "hinge": HingeLDPClassifier}[estimator]
+    cls = {
+        "glm": GLMLDPClassifier,
+        "hinge": HingeLDPClassifier,
+        "sparse": SparseLDPClassifier,
+    }[estimator]
+    # l1_radius as tests/test_threshold_refit.py sets it.
+    extra = {"l1_radius": 5.0} if estimator == "sparse" else {}
     accuracies = []
     for seed in range(first, last):
         X, y = unbalanced_task(n, seed)
         # Held-out users as the test draws them (seed 100 + seed).
         X_test, y_test = unbalanced_task(n_test, 100 + seed)
-        clf = cls(epsilon=8.0, delta=DELTA, random_state=seed).fit(X, y)
+        clf = cls(epsilon=8.0, delta=DELTA, random_state=seed, **extra).fit(X, y)
         predicted = clf.predict(X_test)
         accuracies.append(float(np.mean(predicted == y_test)))
         print(
@@ -664,7 +671,7 @@ def main(argv=None):
     p = _cell_parser(checks, "signal-power")
     p.add_argument("draws", type=int)
     p = checks.add_parser("threshold-draws")
-    p.add_argument("estimator", choices=["glm", "hinge"])
+    p.add_argument("estimator", choices=["glm", "hinge", "sparse"])
     p.add_argument("first", type=int)
     p.add_argument("last", type=int)
     p = checks.add_parser("deployment-draws")
