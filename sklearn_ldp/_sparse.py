@@ -335,8 +335,14 @@ class SparseLDPRegressor(
     ``y``), and scores each by its held-out squared risk on 5 folds of the
     reports, unbiased because the noise levels are known; the prediction
     scored is the model's on the projected features ``(Phi^T x)^T Phi^T w +
-    b``, linear in the reports. The model with the lowest upper bound (risk
-    floored at 0, plus one standard error) is kept; the mean replaces it
+    b``, linear in the reports. The models are in order of preference (the
+    configured radius and the lightest ridge first, then smaller radii,
+    then heavier ridges); the first whose held-out risk is within two paired
+    standard errors of the lowest is kept
+    (:func:`~sklearn_ldp.aggregation._ridge.preferred_model`: the folds'
+    risks are too noisy to rank models closer than that; with
+    ``calibration='paper'``, the model with the lowest upper bound, risk
+    floored at 0 plus one standard error). The mean replaces it
     only when it is better by one paired standard error, or when the
     reports show no correlation between ``y`` and the features and the
     model is not better by that margin
@@ -681,7 +687,12 @@ class SparseLDPRegressor(
                 tol=self.tol,
             )
         chosen, candidates, self.cv_results_ = select_model_or_constant(
-            folded, models, self.fit_intercept, fold_fits
+            folded,
+            models,
+            self.fit_intercept,
+            fold_fits,
+            # The paper-faithful mode keeps the lowest upper bound.
+            prefer_first=self.calibration == "analytic",
         )
         everything = folded.moments(np.arange(folded.n_folds))
         self.selected_model_ = candidates[chosen].name
