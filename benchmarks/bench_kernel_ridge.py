@@ -206,7 +206,9 @@ random features when m times the rbf kernel's degree-2 eigenvalue (public
 reference law, `rbf_quadratic_eigenvalue`) is at least 1, else plain (x, y)
 reports (m = 0 below); alpha='auto', fit_intercept=True, fallback to the
 noisy mean of y when the 5-fold held-out squared risk on the reports says
-so, or when n <= (sigma_x sigma_y / (feature bound * y_bound))^2, where no
+so or the chi-square test of a signal does not reject at level 0.1, or when
+n <= k^2 (sigma_x sigma_y / (feature bound * y_bound))^2 (k = d with plain
+(x, y) reports, 1 with random features), where no
 model is predicted to beat the trivial predictor: users of a planned
 population that small send y alone through the pure-epsilon scalar mechanism
 of least variance, Duchi et al.'s bit up to eps 1.25, else the piecewise

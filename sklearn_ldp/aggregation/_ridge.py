@@ -265,7 +265,13 @@ def noisy_mean_constant(moments, sigma_t, fit_intercept=True):
 
 
 def select_model_or_constant(
-    folded, models, fit_intercept=True, fold_fits=None, *, prefer_first=False
+    folded,
+    models,
+    fit_intercept=True,
+    fold_fits=None,
+    signal_level=SIGNAL_LEVEL,
+    *,
+    prefer_first=False,
 ):
     """Report-only choice among regression ``models`` and the constant.
 
@@ -284,7 +290,7 @@ def select_model_or_constant(
        errors of the lowest (:func:`preferred_model`).
     2. When :func:`~sklearn_ldp.aggregation.signal_test` on the centred
        moments of all reports cannot reject "``y`` is uncorrelated with the
-       features" at level :data:`SIGNAL_LEVEL`, the constant (a model
+       features" at level ``signal_level``, the constant (a model
        fitted on reports without a visible signal points in a random
        direction; a near-constant model differs from the constant by less
        than the folds can resolve). Otherwise that model against the
@@ -303,6 +309,8 @@ def select_model_or_constant(
         ``fold_fits(c, k)``: model ``c`` fitted on the folds other than
         ``k``, when computed beforehand, else None
         (:func:`~sklearn_ldp.aggregation.cross_validate`).
+    signal_level : float, default=SIGNAL_LEVEL
+        Level of stage 2's test.
     prefer_first : bool, default=False
         Stage 1 by :func:`preferred_model` (the ``models`` in order of
         preference) rather than by the lowest upper bound.
@@ -341,7 +349,7 @@ def select_model_or_constant(
     everything = centred_moments(folded.moments(np.arange(folded.n_folds)))
     p_value = signal_test(everything, folded.sigma_x, folded.sigma_t)
     cv_results["signal_p_value"] = p_value
-    if p_value > SIGNAL_LEVEL:
+    if p_value > signal_level:
         chosen = len(models)
     else:
         pair = [best, len(models)]

@@ -55,7 +55,7 @@ def worst_case_variance(mechanism):
     return float(np.max(mechanism.variance(values)))
 
 
-def min_users_for_a_model(sigma_x, sigma_y, feature_norm, y_bound):
+def min_users_for_a_model(sigma_x, sigma_y, feature_norm, y_bound, n_directions=1):
     """Reports below which no model of the features is predicted to beat a constant.
 
     The most favourable model for the reports is one coefficient on a
@@ -73,13 +73,26 @@ def min_users_for_a_model(sigma_x, sigma_y, feature_norm, y_bound):
     y_bound``, so the bound is the fourth power of the noise per unit of
     bound.
 
+    ``n_directions = k``: the signal spread evenly over ``k`` orthogonal
+    feature directions, each with second moment ``B^2 / k`` (the public
+    reference law of records filling the ball in every direction, ``x ~
+    N(0, B^2 / k I)`` for ``k`` features). Each coefficient's error then
+    has variance ``sigma_x^2 sigma_y^2 / (n (B^2 / k)^2)``, hence excess
+    risk ``k sigma_x^2 sigma_y^2 / (n B^2)`` per direction and ``k^2``
+    times the single direction's in all: the bound is ``k^2 (sigma_x
+    sigma_y / (B y_bound))^2``, for a realistic rather than the most
+    favourable signal.
+
     Examples
     --------
     >>> from sklearn_ldp.randomizers._target_mean import min_users_for_a_model
     >>> min_users_for_a_model(10.0, 10.0, 1.0, 1.0)
     10000.0
+    >>> min_users_for_a_model(10.0, 10.0, 1.0, 1.0, n_directions=5)
+    250000.0
     """
-    return float((sigma_x * sigma_y / (feature_norm * y_bound)) ** 2)
+    spread = float(n_directions) ** 2
+    return spread * float((sigma_x * sigma_y / (feature_norm * y_bound)) ** 2)
 
 
 class TargetMeanRandomizer(LocalRandomizer):
