@@ -23,7 +23,12 @@ mean and standard error over 3 draws, on the populations ``nonlinear_5d``,
 - ``KernelRidge (2000 users)``: non-private exact ``KernelRidge`` on the
   first ``KRR_USERS`` users (the exact kernel matrix of more users does not
   fit in memory), alpha by 3-fold ``GridSearchCV``;
-- ``trivial``: the mean of the clean training y (non-private);
+- ``trivial``: the mean of the clean training y (non-private; a
+  reference, not in the check: no private server knows it);
+- ``y-alone mean``: the trivial predictor as a private server can best
+  compute it: every user sends ``y`` alone through the pure-epsilon scalar
+  mechanism of least variance (``TargetMeanRandomizer``, the population's
+  ``y_bound``) and the server predicts the mean of the unbiased estimates;
 - ``naive``: users perturb raw ``(x, y)`` with the jointly calibrated
   Gaussian mechanism at the same (epsilon, delta) (``x`` clipped to its
   public norm bound); the server fits the same ``RFF + RidgeCV`` pipeline;
@@ -45,6 +50,7 @@ from benchmarks._baselines import (
     DELTA,
     DELTA_NOTE,
     GaussianLeastSquares,
+    check_noise_random_state,
     naive_fit,
     nonprivate,
 )
@@ -53,6 +59,7 @@ from benchmarks._populations import POPULATIONS
 from benchmarks._tables import format_table, pivot, time_table
 from benchmarks.bench_sparse import CHECK_STD_ERRORS, mean_se_table, r2
 from sklearn_ldp import KernelRidgeLDP
+from sklearn_ldp.randomizers import TargetMeanRandomizer
 
 EPSILONS = (0.5, 1.0, 2.0, 4.0, 8.0)
 SIZES = (20_000, 200_000)
@@ -61,7 +68,8 @@ REPEATS = 3
 DEFAULT = "KernelRidgeLDP"
 LINEAR_FEATURES = "linear_features=True"
 RANDOM_FEATURES = "random features only"
-BASELINES = ("trivial", "naive", "debiased LS (linear)")
+#: The check's baselines; the first is the private trivial predictor.
+BASELINES = ("y-alone mean", "naive", "debiased LS (linear)")
 NONPRIVATE_COMPONENTS = 100
 RIDGE_ALPHAS = np.logspace(-3, 3, 7)
 KRR_USERS = 2000
@@ -102,6 +110,25 @@ def ldp(**params):
     return fit
 
 
+def y_alone_mean(population):
+    """The constant a private server can best estimate: users send ``y``
+    alone (``TargetMeanRandomizer``, pure epsilon), the server averages the
+    unbiased estimates (the baselines' noise stream)."""
+
+    def fit(data, epsilon, seed):
+        randomizer = TargetMeanRandomizer(
+            data.X.shape[1], epsilon=epsilon, y_bound=population.y_bound
+        )
+        reports = randomizer.randomize(
+            data.X, data.y, random_state=check_noise_random_state(seed)
+        )
+        mean = float(np.mean(randomizer.estimate(reports["y"])))
+        model = DummyRegressor(strategy="constant", constant=mean)
+        return model.fit(data.X[:1], data.y[:1])
+
+    return fit
+
+
 def methods(population, quick):
     krr_users = QUICK_KRR_USERS if quick else KRR_USERS
     bounds = dict(data_norm=population.data_norm, y_bound=population.y_bound)
@@ -133,6 +160,7 @@ def methods(population, quick):
             ldp(linear_features=True, data_norm=population.data_norm),
         ),
         Method("paper", ldp(calibration="paper"), "paper"),
+        Method("y-alone mean", y_alone_mean(population), "baseline"),
         Method(
             "naive",
             lambda d, e, s: naive_fit(
@@ -194,7 +222,12 @@ the kernel almost linear over data in the unit ball); the non-private
 references and the naive pipeline keep gamma = 1/d. `check`: `ok` when `{DEFAULT}` is no worse than
 each of {", ".join(f"`{b}`" for b in BASELINES)} by more than
 {CHECK_STD_ERRORS:g} standard errors of the difference, else the baselines it
-loses to.
+loses to. The trivial predictor of the check is `y-alone mean`, the best
+constant a private server can compute at the same epsilon (until issue 16's
+last pass it was the clean `trivial`, which no private server knows: every
+private constant loses to it by its variance, sigma_y^2 / (n Var y), and
+three draws of that chi-square-shaped loss flagged cells whose estimator
+was the mechanism's mean itself).
 
 Populations:
 
@@ -227,7 +260,10 @@ part of the `check`); `{NP_REFERENCE}` = non-private
 RBFSampler({NONPRIVATE_COMPONENTS} features, gamma = 1/d) + RidgeCV(alphas
 10^-3..10^3); `KernelRidge ({krr_users} users)` = non-private exact
 KernelRidge on the first {krr_users} users, alpha by 3-fold GridSearchCV;
-`trivial` = the mean of the clean training y (non-private); `naive` = the
+`trivial` = the mean of the clean training y (non-private, a reference);
+`y-alone mean` = users send y alone (TargetMeanRandomizer at the same
+epsilon, pure, the population's y_bound), the server predicts the mean of
+the unbiased estimates (the baselines' noise stream); `naive` = the
 same RFF + RidgeCV pipeline on Gaussian reports of (x, y) (same eps and
 delta); `debiased LS (linear)` = GaussianLeastSquares (debiased linear least
 squares on those reports, ridge 2 sigma^2 sqrt(p/n)).
