@@ -109,6 +109,8 @@ FLAGGED = (
     ("bench_same_reports", "same_reports", "digits_binary", 100_000, 8.0),
     ("bench_sparse", "sparse_regression", "sparse_linear_20d", 20_000, 2.0),
     ("bench_sparse", "sparse_regression", "sparse_linear_100d", 200_000, 4.0),
+    ("bench_kernel_ridge", "kernel_ridge", "nonlinear_5d", 200_000, 2.0),
+    ("bench_kernel_ridge", "kernel_ridge", "diabetes_5d", 200_000, 2.0),
 )
 #: Draws per re-checked cell.
 DRAWS = 20
