@@ -251,6 +251,19 @@ class Experiment:
     plot: Plot | None = None
     n_test: int | None = None
 
+    def tabulate(self, rows):
+        """``(aggregated, (table rows, columns))`` of the fits' ``rows``:
+        ``prepare``, the mean and spread over seeds, then the page's table."""
+        if self.prepare is not None:
+            rows = self.prepare(rows)
+        keys = ("population", "n", "epsilon", *self.keys, "method", "mode")
+        table = aggregate(rows, list(self.metrics), keys=keys)
+        if self.table is None:
+            return table, pivot(
+                table, self.metrics[0], keys=("n", "epsilon", *self.keys)
+            )
+        return table, self.table(table)
+
     def __call__(self, run):
         grid = self.quick if run.quick else self.full
         rows = []
@@ -265,16 +278,7 @@ class Experiment:
                 seeds=here.seeds(run.seed),
                 n_test=self.n_test,
             )
-        if self.prepare is not None:
-            rows = self.prepare(rows)
-        keys = ("population", "n", "epsilon", *self.keys, "method", "mode")
-        table = aggregate(rows, list(self.metrics), keys=keys)
-        if self.table is None:
-            out, columns = pivot(
-                table, self.metrics[0], keys=("n", "epsilon", *self.keys)
-            )
-        else:
-            out, columns = self.table(table)
+        table, (out, columns) = self.tabulate(rows)
         run = dataclasses.replace(run, grid=grid)
         figure = None
         if self.plot is not None:

@@ -35,7 +35,7 @@ import warnings
 
 from benchmarks._harness import OUTPUT_DIR, Experiment, run_grid
 from benchmarks._populations import POPULATIONS
-from benchmarks._tables import aggregate, criterion_table, format_table, pivot
+from benchmarks._tables import criterion_table, format_table
 
 
 def recheck(module, step, population, n, epsilon, draws, first=0):
@@ -72,16 +72,7 @@ def recheck(module, step, population, n, epsilon, draws, first=0):
             seeds=seeds,
             n_test=experiment.n_test,
         )
-    if experiment.prepare is not None:
-        rows = experiment.prepare(rows)
-    keys = ("population", "n", "epsilon", *experiment.keys, "method", "mode")
-    table = aggregate(rows, list(experiment.metrics), keys=keys)
-    if experiment.table is not None:
-        rows, columns = experiment.table(table)
-    else:
-        rows, columns = pivot(
-            table, experiment.metrics[0], keys=("n", "epsilon", *experiment.keys)
-        )
+    table, (rows, columns) = experiment.tabulate(rows)
     has_check = any(c in columns for c in ("check", "verdict", "passes"))
     if not has_check and all(
         hasattr(bench, name) for name in ("DEFAULT", "BASELINES", "MAJORITY")
