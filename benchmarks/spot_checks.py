@@ -56,6 +56,17 @@ Each check prints its numbers (mean ± standard error over seeds):
     tests reject about as often on both, no rule computed from the reports
     can keep the majority class on the permuted population and follow
     least squares on the real one (quoted in the GLM and hinge pages).
+``sparse-radius POPULATION N EPS RADIUS[,RADIUS...] SEED[,SEED...]``
+    ``SparseLDPRegressor`` (as ``bench_real_gap`` fits it) with each
+    declared ``l1_radius``: held-out R^2 over the seeds, the non-private
+    least-squares l1 norm, and every radius refitted on the first seed's
+    same reports (``fit_reports``: the radius is the server's) with the
+    chosen candidate's held-out risk (quoted on the sparse page).
+``sparse-signal POPULATION N EPS SEED[,SEED...]``
+    Per draw, the standardized cross-moment coordinates of the sparse
+    regressor's reports: the largest, the chi-square p-value on all of
+    them, the Bonferroni p-value of the largest alone, and what the
+    default chose (quoted on the sparse page).
 ``threshold-draws {glm,hinge,sparse} FIRST LAST``
     ``GLMLDPClassifier``, ``HingeLDPClassifier`` or ``SparseLDPClassifier``
     (``l1_radius = 5``, as the test) with ``epsilon = 8``, ``delta = 1e-7``,
@@ -301,6 +312,88 @@ def dp_svrg_solvers(population, sizes, epsilons, seeds, solvers):
                 f"{np.median(seconds[second]):.1f} |",
                 flush=True,
             )
+
+
+def _sparse_regressor(users, epsilon, seed, radius):
+    """``SparseLDPRegressor`` as bench_real_gap fits it, with ``l1_radius``."""
+    return SparseLDPRegressor(
+        epsilon=epsilon,
+        delta=DELTA,
+        l1_radius=radius,
+        data_norm=users.data_norm,
+        y_bound=users.y_bound,
+        random_state=seed,
+    )
+
+
+def sparse_radius(population, n, epsilon, radii, seeds):
+    """``SparseLDPRegressor`` with several declared ``l1_radius``.
+
+    Per radius, the held-out R^2 over ``seeds`` (each radius on its own
+    fit), then, for the first seed, every radius refitted on the *same*
+    reports with ``fit_reports`` (the radius is the server's; the reports
+    do not depend on it) and the held-out risk of the candidate each chose.
+    """
+    from sklearn.linear_model import LinearRegression
+    from sklearn.metrics import r2_score
+
+    users = POPULATIONS[population]
+    scores = {radius: [] for radius in radii}
+    for seed in seeds:
+        X, y, X_test, y_test = users.train_test(n, seed)
+        if seed == seeds[0]:
+            norm = np.abs(LinearRegression().fit(X, y).coef_).sum()
+            print(f"non-private least squares: l1 norm {norm:.3f} (seed {seed})")
+        for radius in radii:
+            model = _sparse_regressor(users, epsilon, seed, radius).fit(X, y)
+            scores[radius].append(r2_score(y_test, model.predict(X_test)))
+    for radius, values in scores.items():
+        print(f"l1_radius {radius:g}: held-out R^2 {_mean_se(values)}")
+    X, y, X_test, y_test = users.train_test(n, seeds[0])
+    first = _sparse_regressor(users, epsilon, seeds[0], radii[0])
+    reports = first.make_randomizer(X.shape[1], n_users=n).randomize(
+        X, y, random_state=seeds[0]
+    )
+    for radius in radii:
+        model = _sparse_regressor(users, epsilon, seeds[0], radius)
+        model.fit_reports(reports)
+        results = model.cv_results_
+        i = int(np.flatnonzero(results["selected"])[0])
+        print(
+            f"same reports, l1_radius {radius:g}: chosen "
+            f"{results['candidate'][i]} {results['params'][i]}, held-out risk "
+            f"{results['mean_risk'][i]:.3f} ± {results['std_error'][i]:.3f}, "
+            f"R^2 {r2_score(y_test, model.predict(X_test)):.3f}"
+        )
+
+
+def sparse_signal(population, n, epsilon, seeds):
+    """What the sparse regressor's reports say about a signal, per draw: the
+    standardized cross-moment coordinates ``t_j = sqrt(n) c_j / sd_j`` of
+    the centred reports, the chi-square test on all of them, a
+    Bonferroni-corrected test of the largest alone, and the default's choice."""
+    from scipy.stats import chi2, norm
+
+    users = POPULATIONS[population]
+    radius = users.params.get("l1_radius", 1.0)
+    for seed in seeds:
+        X, y, _, _ = users.train_test(n, seed)
+        model = _sparse_regressor(users, epsilon, seed, radius)
+        reports = model.make_randomizer(X.shape[1], n_users=n).randomize(
+            X, y, random_state=seed
+        )
+        z = reports["x"] - reports["x"].mean(axis=0)
+        v = np.ravel(reports["y"]) - np.mean(reports["y"])
+        t = np.sqrt(n) * (z.T @ v / n) / np.sqrt((z**2).mean(axis=0) * (v**2).mean())
+        d = t.size
+        model.fit_reports(reports)
+        print(
+            f"seed {seed}: largest |t| {np.max(np.abs(t)):.2f}; chi-square p "
+            f"{chi2.sf(np.sum(t**2), d):.3f}; largest-coordinate p (x {d}) "
+            f"{min(1.0, 2 * d * norm.sf(np.max(np.abs(t)))):.3f}; the default "
+            f"chose {model.selected_model_} (its p "
+            f"{model.cv_results_['signal_p_value']:.3f})"
+        )
 
 
 def deployment_draws(first, last):
@@ -670,6 +763,11 @@ def main(argv=None):
     p.add_argument("seeds", type=_ints)
     p = _cell_parser(checks, "signal-power")
     p.add_argument("draws", type=int)
+    p = _cell_parser(checks, "sparse-radius")
+    p.add_argument("radii", type=_floats)
+    p.add_argument("seeds", type=_ints)
+    p = _cell_parser(checks, "sparse-signal")
+    p.add_argument("seeds", type=_ints)
     p = checks.add_parser("threshold-draws")
     p.add_argument("estimator", choices=["glm", "hinge", "sparse"])
     p.add_argument("first", type=int)
@@ -710,6 +808,10 @@ def main(argv=None):
             kernel_ridge_alpha(args.population, args.n, args.epsilon, args.seeds)
         elif args.check == "signal-power":
             signal_power(args.population, args.n, args.epsilon, args.draws)
+        elif args.check == "sparse-radius":
+            sparse_radius(args.population, args.n, args.epsilon, args.radii, args.seeds)
+        elif args.check == "sparse-signal":
+            sparse_signal(args.population, args.n, args.epsilon, args.seeds)
         elif args.check == "threshold-draws":
             threshold_draws(args.estimator, args.first, args.last)
         elif args.check == "kernel-ridge-linear-features-1d":
