@@ -26,7 +26,11 @@ from sklearn.metrics import accuracy_score, r2_score
 
 from sklearn_ldp.aggregation import SufficientStatistics, project_psd
 from sklearn_ldp.optim import project_l1_ball
-from sklearn_ldp.randomizers import GaussianMechanism, GaussianRecordRandomizer
+from sklearn_ldp.randomizers import (
+    GaussianMechanism,
+    GaussianRecordRandomizer,
+    PrivUnitGRecordRandomizer,
+)
 from sklearn_ldp.utils import check_noise_random_state
 
 #: delta of every Gaussian mechanism in the benchmarks, unless a script says:
@@ -43,8 +47,12 @@ def nonprivate(model, X, y=None):
 
 
 #: What the GLM and hinge classifiers' default server does (for the pages).
+#: Name of :func:`privunit_classifier` in the tables.
+PRIVUNIT_LS = "debiased LS (PrivUnitG)"
 ORACLE_CLASSIFIER_DEFAULT = (
-    "one jointly calibrated Gaussian report of (x, y) per user; the server "
+    "one pure-epsilon PrivUnitG report of (x, y) per user (mechanism = "
+    "'auto'), read by the server as a Gaussian report of the same second "
+    "moments; the server "
     "solves the degree-1 Chebyshev objective exactly on the debiased moments "
     "inside the coef_norm ball, chooses from held-out reports alone between "
     "that model, debiased ridge least squares (7 penalties) and the majority "
@@ -52,8 +60,9 @@ ORACLE_CLASSIFIER_DEFAULT = (
     "reject), and moves the threshold of the chosen direction to the linear "
     "discriminant's along it (a lower confidence bound on the within-class "
     "variance, moments cross-fitted on held-out folds); at or below the public population "
-    "min_users_for_a_model of that report (4.2e5 users at eps 0.5, 3.1e4 at "
-    "eps 1, delta 1e-7, two classes) users send the label alone by randomized "
+    "min_users_for_a_model of that report's noise (two classes, 2 features: "
+    "1,064 users at eps 0.5, 70 at eps 1; with the Gaussian report at delta "
+    "1e-7, 4.2e5 and 3.1e4) users send the label alone by randomized "
     "response and the server predicts the majority class of its unbiased "
     "frequencies"
 )
@@ -224,24 +233,30 @@ class GaussianLeastSquares:
         self._rng = check_noise_random_state(self.seed)
         return self.partial_fit(X, y)
 
+    def _moments(self):
+        """``(E[[z, 1][z, 1]^T], E[[z, 1] t])`` of the reports, not debiased."""
+        stats = self._stats
+        return stats.gram / stats.n, stats.moment / stats.n
+
     def _solve(self):
         stats, p = self._stats, self._stats.n_components - 1
         n = stats.n
-        gram, ridge = stats.gram / n, 1e-9
+        gram, moment = self._moments()
+        ridge = 1e-9
         if self.debias:
             sigma2 = self.randomizer_.sigma_x**2
             gram = project_psd(gram - np.diag(np.append(np.full(p, sigma2), 0.0)))
             ridge = 2.0 * sigma2 * np.sqrt(p / n) + 1e-9
-        w = np.linalg.solve(gram + ridge * np.eye(p + 1), stats.moment / n)
+        w = np.linalg.solve(gram + ridge * np.eye(p + 1), moment)
         self.coef_, self.intercept_ = w[:p], float(w[p])
         return self
 
     def unpenalized_intercept(self):
         """``mean(v) - mean(z)^T coef``: the intercept of the same ``coef``
         without the ridge on the constant column."""
-        stats, p = self._stats, self._stats.n_components - 1
-        mean_z, mean_v = stats.gram[:p, p] / stats.n, stats.moment[p] / stats.n
-        return float(mean_v - mean_z @ self.coef_)
+        p = self._stats.n_components - 1
+        gram, moment = self._moments()
+        return float(moment[p] - gram[:p, p] @ self.coef_)
 
     def decision_function(self, X):
         return X @ self.coef_ + self.intercept_
@@ -257,6 +272,52 @@ class GaussianLeastSquares:
         if self.classes is None:
             return r2_score(y, self.predict(X))
         return accuracy_score(y, self.predict(X))
+
+
+class PrivUnitLeastSquares(GaussianLeastSquares):
+    """:class:`GaussianLeastSquares` on PrivUnitG pair reports, binary labels.
+
+    Users send the reports ``GLMLDPClassifier`` and ``HingeLDPClassifier``
+    collect by default
+    (:class:`~sklearn_ldp.randomizers.PrivUnitGRecordRandomizer`, pure
+    epsilon); the server reads them as Gaussian reports of noise
+    ``sigma_x`` (``report_scale`` times the pair's columns) with the first
+    moments multiplied by ``first_moment_factor``, and solves the same
+    debiased ridge least squares: the "debiased least squares on the same
+    reports" of those estimators' default.
+    """
+
+    def partial_fit(self, X, y):
+        if self._stats is None:
+            self.randomizer_ = PrivUnitGRecordRandomizer(
+                X.shape[1],
+                epsilon=self.epsilon,
+                classes=list(self.classes),
+                data_norm=self.randomizer_params.get("data_norm", 1.0),
+            )
+            self._stats = SufficientStatistics(X.shape[1] + 1)
+        reports = self.randomizer_.randomize(X, y, random_state=self._rng)
+        pair = self.randomizer_.report_scale * reports["x"]
+        z, t = pair[:, : X.shape[1]], pair[:, X.shape[1]]
+        self._stats.update(np.hstack([z, np.ones((len(z), 1))]), t)
+        return self._solve()
+
+    def _moments(self):
+        gram, moment = super()._moments()
+        gram, moment = gram.copy(), moment.copy()
+        factor, p = self.randomizer_.first_moment_factor, len(moment) - 1
+        gram[:p, p] *= factor
+        gram[p, :p] *= factor
+        moment[p] *= factor
+        return gram, moment
+
+
+def privunit_classifier(data, epsilon, seed):
+    """A ``run_grid`` fit: :class:`PrivUnitLeastSquares` on +-1 labels, users
+    clipping to the population's public l2 bound."""
+    return PrivUnitLeastSquares(
+        epsilon, seed, classes=[0, 1], data_norm=public_l2_bound(data.population)
+    ).fit(data.X, data.y)
 
 
 def randomized_response_tables(X, subsets, epsilon, seed):

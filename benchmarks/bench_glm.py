@@ -36,12 +36,14 @@ from benchmarks._baselines import (
     DELTA_NOTE,
     MAJORITY,
     ORACLE_CLASSIFIER_DEFAULT,
+    PRIVUNIT_LS,
     ball_minimum,
     debiased_classifier,
     linear_parts,
     majority_class,
     naive_classifier,
     nonprivate,
+    privunit_classifier,
     repeats_note,
 )
 from benchmarks._harness import Benchmark, Experiment, Grid, Method, Plot, main
@@ -121,7 +123,9 @@ def methods(population, quick):
             "baseline",
         ),
         Method("debiased LS", debiased_classifier, "baseline"),
+        Method(PRIVUNIT_LS, privunit_classifier, "baseline"),
         Method("glm (default)", glm()),
+        Method("glm gaussian", glm(mechanism="gaussian")),
         Method("glm paper", glm(calibration="paper"), "paper"),
     ]
     if not quick:
@@ -131,7 +135,7 @@ def methods(population, quick):
 
 #: The baselines the default must not lose to (issue 16): any server can
 #: compute them from the same reports, or from nothing.
-BASELINES = ("naive LogisticRegression", "debiased LS", MAJORITY)
+BASELINES = ("naive LogisticRegression", "debiased LS", PRIVUNIT_LS, MAJORITY)
 DEFAULT = "glm (default)"
 
 
@@ -177,7 +181,9 @@ def notes(table, run):
         "||(w, b)|| <= coef_norm, the best the private model class can do); "
         "`naive LogisticRegression` (LogisticRegression on Gaussian (x, y) "
         "reports, label = sign of the noisy label); `debiased LS` (debiased "
-        "least squares on the same reports, sign of the fit); `glm (default)` "
+        "least squares on the same reports, sign of the fit); `debiased LS "
+        "(PrivUnitG)` (the same on the PrivUnitG reports the default collects: "
+        "the default's own reports, same seed); `glm (default)` "
         "(improved mode: "
         + ORACLE_CLASSIFIER_DEFAULT
         + "); `glm paper` (calibration = 'paper': seed 003 Algorithm 5's "

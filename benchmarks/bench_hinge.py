@@ -37,12 +37,14 @@ from benchmarks._baselines import (
     DELTA_NOTE,
     MAJORITY,
     ORACLE_CLASSIFIER_DEFAULT,
+    PRIVUNIT_LS,
     ball_minimum,
     debiased_classifier,
     linear_parts,
     majority_class,
     naive_classifier,
     nonprivate,
+    privunit_classifier,
     repeats_note,
 )
 from benchmarks._harness import Benchmark, Experiment, Grid, Method, Plot, main
@@ -142,7 +144,9 @@ def methods(population, quick):
             "naive LinearSVC", naive_classifier(lambda data: LinearSVC()), "baseline"
         ),
         Method("debiased LS", debiased_classifier, "baseline"),
+        Method(PRIVUNIT_LS, privunit_classifier, "baseline"),
         Method("hinge (default)", hinge()),
+        Method("hinge gaussian", hinge(mechanism="gaussian")),
         Method("hinge paper", hinge(calibration="paper"), "paper"),
     ]
     if not quick:
@@ -155,7 +159,7 @@ def methods(population, quick):
 
 #: The baselines the default must not lose to (issue 16): any server can
 #: compute them from the same reports, or from nothing.
-BASELINES = ("naive LinearSVC", "debiased LS", MAJORITY)
+BASELINES = ("naive LinearSVC", "debiased LS", PRIVUNIT_LS, MAJORITY)
 DEFAULT = "hinge (default)"
 
 
@@ -200,7 +204,9 @@ def notes(table, run):
         "ball ||(w, b)|| <= coef_norm, the best the private model class can do); "
         "`naive LinearSVC` (LinearSVC on Gaussian (x, y) reports, label = sign "
         "of the noisy label); `debiased LS` (debiased least squares on the "
-        "same reports, sign of the fit); `hinge (default)` (improved mode: "
+        "same reports, sign of the fit); `debiased LS (PrivUnitG)` (the same "
+        "on the PrivUnitG reports the default collects: the default's own "
+        "reports, same seed); `hinge (default)` (improved mode: "
         + ORACLE_CLASSIFIER_DEFAULT.replace("objective", "smoothed-hinge objective")
         + "); "
         "`hinge paper` (calibration = 'paper': d (d+1) + 1 = 3 copies of "

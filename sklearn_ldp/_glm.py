@@ -21,6 +21,7 @@ from sklearn.utils._param_validation import Hidden, Interval, StrOptions
 
 from ._base import LDPClassifierMixin, ldp_tags
 from ._linear import (
+    JOINT_MECHANISMS,
     LinearClassifierOutputMixin,
     MultinomialProbaMixin,
     OneVsRestProbaMixin,
@@ -485,6 +486,7 @@ class GLMLDPClassifier(
 
     _parameter_constraints = {
         **PolynomialOracleClassifierMixin._oracle_parameter_constraints,
+        "mechanism": [StrOptions(set(JOINT_MECHANISMS))],
         # 'huber' passes validation only to be refused with a pointer to
         # 'modified_huber' (it names the regression loss).
         "loss": [StrOptions(set(GLM_LOSSES)), Hidden(StrOptions({"huber"})), callable],
@@ -515,6 +517,7 @@ class GLMLDPClassifier(
         solver="gd",
         max_iter=100,
         calibration="analytic",
+        mechanism="auto",
         selection="cv",
         random_state=None,
     ):
@@ -532,6 +535,7 @@ class GLMLDPClassifier(
         self.solver = solver
         self.max_iter = max_iter
         self.calibration = calibration
+        self.mechanism = mechanism
         self.selection = selection
         self.random_state = random_state
 
@@ -561,6 +565,10 @@ class GLMLDPClassifier(
         check_convex_derivative(loss.margin_derivative, interval)
         smoothing = _resolve_smoothing(self.smoothing, self.approximation, loss)
         return loss, smoothing, interval, z_norm, radius
+
+    def _reports_feed_moments(self):
+        """True when the analytic server needs only the moments of the reports."""
+        return self._moments_approximation({"calibration": self.calibration}) is not None
 
     def _moments_approximation(self, config):
         """The degree-1 approximation when the server is a function of moments, else None.

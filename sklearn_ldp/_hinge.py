@@ -18,6 +18,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._base import LDPClassifierMixin, ldp_tags
 from ._linear import (
+    JOINT_MECHANISMS,
     LinearClassifierOutputMixin,
     PolynomialOracleClassifierMixin,
     fit_label_frequencies,
@@ -350,6 +351,7 @@ class HingeLDPClassifier(
 
     _parameter_constraints = {
         **PolynomialOracleClassifierMixin._oracle_parameter_constraints,
+        "mechanism": [StrOptions(set(JOINT_MECHANISMS))],
         "smoothing": [Interval(Real, 0, None, closed="neither")],
         "approximation": [StrOptions({"chebyshev", "bernstein"})],
     }
@@ -368,6 +370,7 @@ class HingeLDPClassifier(
         solver="gd",
         max_iter=100,
         calibration="analytic",
+        mechanism="auto",
         selection="cv",
         random_state=None,
     ):
@@ -382,6 +385,7 @@ class HingeLDPClassifier(
         self.solver = solver
         self.max_iter = max_iter
         self.calibration = calibration
+        self.mechanism = mechanism
         self.selection = selection
         self.random_state = random_state
 
@@ -408,6 +412,10 @@ class HingeLDPClassifier(
         radius = float(self.coef_norm)
         interval = (-radius * z_norm, radius * z_norm)
         return SmoothedHingeLoss(self.smoothing), interval, z_norm, radius
+
+    def _reports_feed_moments(self):
+        """True when the analytic server needs only the moments of the reports."""
+        return self._moments_polynomial({"calibration": self.calibration}) is not None
 
     def _moments_polynomial(self, config):
         """``P`` when the server is a function of moments (degree 1), else None.

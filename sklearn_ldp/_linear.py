@@ -12,6 +12,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import LDPEstimatorMixin
+from .accounting import best_moment_mechanism
 from .aggregation import (
     AUTO_DEGREES,
     N_FOLDS,
@@ -33,14 +34,16 @@ from .aggregation._blocks import StreamedOracle
 from .aggregation._frequency import FrequencySupportCounts, debias_frequencies
 from .aggregation._selection import constant_only_results, gram_noise_scale
 from .aggregation._selection import refit_threshold as threshold_along_score
-from .aggregation._sufficient import FoldedGramSums
+from .aggregation._sufficient import FoldedGramSums, PrivUnitFoldedGramSums
 from .optim import minimize_on_ball, minimize_quadratic_on_ball
 from .randomizers import (
     GaussianCopiesRandomizer,
     GaussianRecordRandomizer,
     LabelRandomizer,
+    PrivUnitGRecordRandomizer,
     chunk_rows,
 )
+from .randomizers._privunit import PRIVUNIT_EPSILON_RANGE
 from .randomizers._target_mean import min_users_for_a_model
 
 #: Balls of the degree-1 model tried by ``selection='cv'`` (times
@@ -54,6 +57,8 @@ RADIUS_FACTORS = (1.0, 4.0, 16.0, 64.0)
 #: eps 8: 0.49 against 0.70, with p-values 0.05-0.07) than a fitted random
 #: direction costs when there is none (balanced classes: nothing).
 SIGNAL_LEVEL = 0.2
+#: The joint report's mechanisms (``mechanism``; ``'auto'`` picks one).
+JOINT_MECHANISMS = ("auto", "gaussian", "privunit")
 #: About how many numbers one block of the multi-pass server holds per array.
 BLOCK_VALUES = 2**20
 
@@ -259,14 +264,7 @@ class PolynomialOracleClassifierMixin:
                 data_norm=self.data_norm,
                 classes=classes,
             )
-        joint = GaussianRecordRandomizer(
-            n_features,
-            epsilon=self.epsilon,
-            delta=self.delta,
-            data_norm=self.data_norm,
-            classes=classes,
-            calibration="analytic",
-        )
+        joint = self._joint_randomizer(n_features, classes)
         if (
             self.selection == "cv"
             and n_users is not None
@@ -276,6 +274,60 @@ class PolynomialOracleClassifierMixin:
                 n_features, epsilon=self.epsilon, classes=classes, n_users=n_users
             )
         return joint
+
+    def _joint_mechanism(self, n_features, classes):
+        """``'privunit'`` or ``'gaussian'``: the mechanism of the joint report.
+
+        ``mechanism='auto'``: PrivUnitG
+        (:class:`~sklearn_ldp.randomizers.PrivUnitGRecordRandomizer`) when
+        the server needs only the first and second moments of the pair
+        (``_reports_feed_moments``: the degree-1 default) and
+        :func:`~sklearn_ldp.accounting.best_moment_mechanism` predicts a
+        smaller worst-case second-moment variance per user for it than for
+        the analytic Gaussian at ``delta`` (every ``epsilon`` in 0.5..8 and
+        ``d`` in 2..30 of ``docs/benchmarks/mechanisms.md``, by factors of 50
+        to 400); the Gaussian release otherwise. A choice from public
+        quantities only, made before anyone reports.
+        """
+        if self.mechanism == "gaussian":
+            return "gaussian"
+        if not self._reports_feed_moments():
+            if self.mechanism == "privunit":
+                raise ValueError(
+                    "mechanism='privunit' needs a server that uses only the first "
+                    "and second moments of the reports: calibration='analytic', "
+                    "degree=1 and solver='gd' (the defaults); this configuration's "
+                    "server evaluates polynomials of the Gaussian reports."
+                )
+            return "gaussian"
+        if self.mechanism == "privunit":
+            return "privunit"
+        low, high = PRIVUNIT_EPSILON_RANGE
+        if not low <= self.epsilon <= high:
+            return "gaussian"
+        n_targets = 1 if len(classes) == 2 else len(classes)
+        name, _ = best_moment_mechanism(
+            n_features + n_targets, self.epsilon, self.delta
+        )
+        return "privunit" if name == "privunit_gaussian" else "gaussian"
+
+    def _joint_randomizer(self, n_features, classes):
+        """One report of ``(x, label)`` per user, by :meth:`_joint_mechanism`."""
+        if self._joint_mechanism(n_features, classes) == "privunit":
+            return PrivUnitGRecordRandomizer(
+                n_features,
+                epsilon=self.epsilon,
+                data_norm=self.data_norm,
+                classes=classes,
+            )
+        return GaussianRecordRandomizer(
+            n_features,
+            epsilon=self.epsilon,
+            delta=self.delta,
+            data_norm=self.data_norm,
+            classes=classes,
+            calibration="analytic",
+        )
 
     def _expected_randomizer(self, reports):
         """The published randomizer for ``reports``, from the *announced* population.
@@ -381,9 +433,16 @@ class PolynomialOracleClassifierMixin:
         (two classes) or a noisy one-hot vector.
         """
         n_classes = len(config["classes"])
-        return FoldedGramSums(
-            N_FOLDS, int(config["n_features"]), 1 if n_classes == 2 else n_classes
-        )
+        n_targets = 1 if n_classes == 2 else n_classes
+        if config.get("randomizer") == PrivUnitGRecordRandomizer.__name__:
+            return PrivUnitFoldedGramSums(
+                N_FOLDS,
+                int(config["n_features"]),
+                n_targets,
+                report_scale=float(config["report_scale"]),
+                first_moment_factor=float(config["first_moment_factor"]),
+            )
+        return FoldedGramSums(N_FOLDS, int(config["n_features"]), n_targets)
 
     def _folded_moments(self, aggregate, config):
         """:class:`~sklearn_ldp.aggregation.FoldedMoments` of the aggregate.

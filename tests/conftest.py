@@ -70,6 +70,26 @@ def likelihood_ratio_statistic():
     return gaussian_direction_statistic
 
 
+def privunit_pair_direction(rand, record_a, record_b):
+    """Projection of a PrivUnitG pair report on ``u_a - u_b``.
+
+    ``u`` the unit vectors the two records' users randomize (clipped
+    features, encoded label, height): the cap pushes a report towards its
+    user's ``u``, so this projection separates the two laws most.
+    """
+    u_a, u_b = (
+        rand.vector.embed(rand.pair(np.array([r[0]], float), np.array([r[1]])))[0]
+        for r in (record_a, record_b)
+    )
+    return lambda matrix: matrix @ (u_a - u_b)
+
+
+@pytest.fixture
+def privunit_pair_statistic():
+    """``(rand, record_a, record_b)``: the PrivUnitG pair audit statistic."""
+    return privunit_pair_direction
+
+
 def _canary_statistics(clf, X, class_indices, n_runs, rng):
     return np.array(
         [clf._train(X, class_indices, 2, rng)[0][0, 0] for _ in range(n_runs)]

@@ -11,12 +11,14 @@ from sklearn.linear_model import LogisticRegression
 
 from sklearn_ldp import GLMLDPClassifier, HingeLDPClassifier
 from sklearn_ldp._glm import glm_risk
+from sklearn_ldp._linear import label_only_threshold
 from sklearn_ldp.aggregation import linear_label_parts
 from sklearn_ldp.losses import get_loss
 from sklearn_ldp.randomizers import (
     GaussianCopiesRandomizer,
     GaussianRecordRandomizer,
     LabelRandomizer,
+    PrivUnitGRecordRandomizer,
 )
 from sklearn_ldp.randomizers._target_mean import min_users_for_a_model
 from sklearn_ldp.utils import audit_randomizer
@@ -86,10 +88,46 @@ RECORDS = {
 
 
 @pytest.mark.parametrize("n_classes", [2, 3])
-def test_default_randomizer_is_one_joint_report_and_passes_the_audit(
-    n_classes, likelihood_ratio_statistic
+def test_default_randomizer_is_one_privunit_report_and_passes_the_audit(
+    n_classes, privunit_pair_statistic
 ):
-    rand = GLMLDPClassifier(epsilon=2.0).make_randomizer(
+    # mechanism='auto' with the degree-1 default: one pure-epsilon PrivUnitG
+    # report of the pair (its audit: tests/randomizers/test_privunit.py).
+    est = GLMLDPClassifier(epsilon=2.0)
+    rand = est.make_randomizer(2, classes=np.arange(n_classes))
+    assert isinstance(rand, PrivUnitGRecordRandomizer) and rand.delta == 0.0
+    assert "degree" not in rand.get_config()
+    a, b = RECORDS[n_classes]
+    result = audit_randomizer(
+        rand, a, b, statistic=privunit_pair_statistic(rand, a, b), n_draws=100_000
+    )
+    assert result.passed
+    # Configurations whose server evaluates polynomials of the reports keep
+    # the Gaussian release; asking for PrivUnitG there is refused.
+    assert isinstance(
+        GLMLDPClassifier(epsilon=2.0, degree=3).make_randomizer(
+            2, classes=np.arange(n_classes)
+        ),
+        GaussianRecordRandomizer,
+    )
+    with pytest.raises(ValueError, match="mechanism='privunit' needs"):
+        GLMLDPClassifier(epsilon=2.0, degree=3, mechanism="privunit").make_randomizer(
+            2, classes=np.arange(n_classes)
+        )
+    # Outside the budgets PrivUnitG is calibrated for, 'auto' is Gaussian.
+    assert isinstance(
+        GLMLDPClassifier(epsilon=0.01).make_randomizer(2, classes=np.arange(n_classes)),
+        GaussianRecordRandomizer,
+    )
+    with pytest.raises(ValueError, match="epsilon"):
+        GLMLDPClassifier(epsilon=0.01, mechanism="privunit").make_randomizer(
+            2, classes=np.arange(n_classes)
+        )
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_gaussian_joint_report_passes_the_audit(n_classes, likelihood_ratio_statistic):
+    rand = GLMLDPClassifier(epsilon=2.0, mechanism="gaussian").make_randomizer(
         2, classes=np.arange(n_classes)
     )
     assert isinstance(rand, GaussianRecordRandomizer)
@@ -340,7 +378,7 @@ def test_default_is_as_accurate_as_debiased_least_squares_on_the_same_reports():
     # the loss's slope; both read the same reports (same random_state).
     X, y = make_data(50_000, seed=4)
     X_test, y_test = make_data(20_000, seed=104)
-    clf = GLMLDPClassifier(epsilon=2.0, random_state=0).fit(X, y)
+    clf = GLMLDPClassifier(epsilon=2.0, mechanism="gaussian", random_state=0).fit(X, y)
     reports = clf.make_randomizer(2, classes=[0, 1]).randomize(X, y, random_state=0)
     Z = np.hstack([reports["x"], np.ones((len(X), 1))])
     gram = Z.T @ Z / len(X) - np.diag([clf_sigma(clf, 2)] * 2 + [0.0])
@@ -362,10 +400,19 @@ def test_too_few_users_for_any_model_send_the_label_alone(estimator):
     (pure epsilon); one user more and they send the joint Gaussian report.
     The server returns the majority class of the unbiased class frequencies,
     the same from the reports, from a stream of them and from fit."""
-    params = dict(epsilon=1.0, delta=1e-7, random_state=0)
+    # The Gaussian joint report's threshold (30,836 users at epsilon 1) leaves
+    # room for a population of 20,000; the default PrivUnitG report's noise
+    # is 4.6 times smaller, and so its threshold (70 users) at least 400
+    # times smaller.
+    default = estimator(selection=None, epsilon=1.0, delta=1e-7).make_randomizer(
+        2, classes=[0, 1]
+    )
+    assert isinstance(default, PrivUnitGRecordRandomizer)
+    params = dict(epsilon=1.0, delta=1e-7, random_state=0, mechanism="gaussian")
     joint = estimator(selection=None, **params).make_randomizer(
         2, n_users=10, classes=[0, 1]
     )
+    assert label_only_threshold(joint) > 400 * label_only_threshold(default)
     threshold = int(
         min_users_for_a_model(joint.sigma_x, joint.sigma_y, joint.feature_norm, 1.0)
     )

@@ -17,7 +17,11 @@ from sklearn_ldp._hinge import (
     smoothed_hinge_risk,
 )
 from sklearn_ldp.optim import accelerated_projected_gradient, project_l2_ball
-from sklearn_ldp.randomizers import GaussianCopiesRandomizer, GaussianRecordRandomizer
+from sklearn_ldp.randomizers import (
+    GaussianCopiesRandomizer,
+    GaussianRecordRandomizer,
+    PrivUnitGRecordRandomizer,
+)
 from sklearn_ldp.utils import audit_randomizer
 
 SMOOTHING = 0.5
@@ -56,8 +60,24 @@ def reference_minimizer(X, y, radius=1.0):
 # -- privacy ---------------------------------------------------------------
 
 
-def test_default_randomizer_is_the_joint_record_release_and_passes_the_audit():
-    est = HingeLDPClassifier(epsilon=4.0)
+def test_default_randomizer_is_one_privunit_report_and_passes_the_audit(
+    privunit_pair_statistic,
+):
+    rand = HingeLDPClassifier(epsilon=4.0).make_randomizer(2, classes=["no", "yes"])
+    assert isinstance(rand, PrivUnitGRecordRandomizer) and rand.delta == 0.0
+    a, b = ([50.0, 0.0], "no"), ([-50.0, 0.0], "yes")
+    statistic = privunit_pair_statistic(rand, a, b)
+    assert audit_randomizer(rand, a, b, statistic=statistic, n_draws=100_000).passed
+    assert isinstance(
+        HingeLDPClassifier(epsilon=4.0, degree=3).make_randomizer(
+            2, classes=["no", "yes"]
+        ),
+        GaussianRecordRandomizer,
+    )
+
+
+def test_gaussian_joint_report_passes_the_audit():
+    est = HingeLDPClassifier(epsilon=4.0, mechanism="gaussian")
     rand = est.make_randomizer(2, classes=["no", "yes"])
     assert isinstance(rand, GaussianRecordRandomizer)
     assert rand.get_config()["calibration"] == "analytic"

@@ -130,8 +130,8 @@ JOINT_REPORTS = {
     sklearn_ldp.KernelRidgeLDP: {"n_components": 20},
     sklearn_ldp.SparseLDPRegressor: {"n_components": 2},
     # Below the threshold the classifiers' users send the label alone.
-    sklearn_ldp.GLMLDPClassifier: {"selection": None},
-    sklearn_ldp.HingeLDPClassifier: {"selection": None},
+    sklearn_ldp.GLMLDPClassifier: {"selection": None, "mechanism": "gaussian"},
+    sklearn_ldp.HingeLDPClassifier: {"selection": None, "mechanism": "gaussian"},
     sklearn_ldp.SparseLDPClassifier: {"n_components": 3},
 }
 

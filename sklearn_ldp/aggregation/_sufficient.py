@@ -641,14 +641,92 @@ class FoldedGramSums:
         target_shift``, through the constant column) applied to the sums:
         ``A G A^T`` per fold.
         """
-        m = self.n_components + 1
-        width = self.grams.shape[1]
-        transform = np.zeros((width, width))
-        transform[np.arange(m - 1), np.arange(m - 1)] = 1.0 / float(feature_scale)
-        transform[m - 1, m - 1] = 1.0
-        transform[np.arange(m, width), np.arange(m, width)] = float(target_scale)
-        transform[m:, m - 1] = float(target_shift)
-        return transform @ self.grams @ transform.T
+        return _affine_grams(
+            self.grams, self.n_components, feature_scale, target_scale, target_shift
+        )
+
+
+def _affine_grams(grams, n_components, feature_scale, target_scale, target_shift):
+    """``A G A^T`` per fold for the row map ``[z, 1, t] -> [z / s, 1, a t + b]``."""
+    m = n_components + 1
+    width = grams.shape[1]
+    transform = np.zeros((width, width))
+    transform[np.arange(m - 1), np.arange(m - 1)] = 1.0 / float(feature_scale)
+    transform[m - 1, m - 1] = 1.0
+    transform[np.arange(m, width), np.arange(m, width)] = float(target_scale)
+    transform[m:, m - 1] = float(target_shift)
+    return transform @ grams @ transform.T
+
+
+class PrivUnitFoldedGramSums(FoldedGramSums):
+    """:class:`FoldedGramSums` of PrivUnitG pair reports, as Gaussian reports' sums.
+
+    Users send one PrivUnitG report of ``(x, e(y))``
+    (:class:`~sklearn_ldp.randomizers.PrivUnitGRecordRandomizer`, field
+    ``'x'``: the ``m`` features, the ``k`` label columns, then the
+    embedding's height, which is dropped). The sums are kept as sent; on
+    the way out (:meth:`transformed_grams`) every report coordinate is
+    multiplied by the public ``report_scale`` ``c`` and every first moment
+    (the constant column and row, but not the count) by the public
+    ``first_moment_factor`` ``f``. The pseudo-reports ``z = c V`` satisfy
+    ``E[z z^T] = r r^T + sigma^2 I`` and ``E[z] = r / f`` (derived in the
+    randomizer's docstring), so after the two factors the sums debias
+    exactly as a Gaussian release's of noise ``sigma`` would
+    (:meth:`~sklearn_ldp.aggregation.FoldedMoments.from_grams`); the public
+    affine map of the rows (rescaled features, one-vs-rest labels ``2 t -
+    1``) comes after, since it mixes first and second moments.
+
+    Parameters
+    ----------
+    n_folds, n_components, n_targets : int
+        As :class:`FoldedGramSums`.
+    report_scale, first_moment_factor : float
+        ``c`` and ``f`` of the published randomizer.
+    chunk_size : int or None, default=None
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_ldp.aggregation._sufficient import PrivUnitFoldedGramSums
+    >>> sums = PrivUnitFoldedGramSums(1, 1, report_scale=2.0, first_moment_factor=3.0)
+    >>> sums.update({"x": np.array([[1.0, 1.0, 0.5]])}, np.array([0]))
+    >>> sums.transformed_grams()[0].tolist()  # rows [2 V_x, 1, 2 V_t], first moments x 3
+    [[4.0, 6.0, 4.0], [6.0, 1.0, 6.0], [4.0, 6.0, 4.0]]
+    """
+
+    def __init__(
+        self,
+        n_folds,
+        n_components,
+        n_targets=1,
+        *,
+        report_scale,
+        first_moment_factor,
+        chunk_size=None,
+    ):
+        super().__init__(n_folds, n_components, n_targets, chunk_size=chunk_size)
+        self.report_scale = float(report_scale)
+        self.first_moment_factor = float(first_moment_factor)
+
+    def update(self, reports, positions):
+        """Add the (validated) reports of one chunk: the pair's columns of ``'x'``."""
+        values = np.asarray(reports["x"])
+        m, k = self.n_components, self.n_targets
+        self.add(values[:, :m], values[:, m : m + k], positions)
+
+    def transformed_grams(self, feature_scale=1.0, target_scale=1.0, target_shift=0.0):
+        """The Gaussian-equivalent sums, then the rows' public affine map."""
+        m = self.n_components
+        scale = np.full(self.grams.shape[1], self.report_scale)
+        scale[m] = 1.0
+        grams = self.grams * scale[None, :, None] * scale[None, None, :]
+        first = np.ones(self.grams.shape[1], dtype=bool)
+        first[m] = False
+        grams[:, m, first] *= self.first_moment_factor
+        grams[:, first, m] *= self.first_moment_factor
+        return _affine_grams(
+            grams, self.n_components, feature_scale, target_scale, target_shift
+        )
 
 
 class GroupedReportSums:

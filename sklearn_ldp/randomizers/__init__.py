@@ -41,7 +41,7 @@ from ._genprot import GenProtMechanism, genprot_epsilon
 from ._hadamard_marginals import HadamardMarginalRandomizer
 from ._ldp_avg import VectorAverageRandomizer
 from ._marginals import MarginalRandomizer, SubsetIndex, monomial_exponents
-from ._privunit import PrivUnitGRandomizer
+from ._privunit import PrivUnitGRandomizer, PrivUnitGRecordRandomizer
 from ._reports import Reports, config_fingerprint, describe_config_mismatch
 from ._sampling import (
     IntegerSampler,
@@ -85,6 +85,7 @@ __all__ = [
     "ORPolynomial",
     "PiecewiseMechanism",
     "PrivUnitGRandomizer",
+    "PrivUnitGRecordRandomizer",
     "REJECTION_REASONS",
     "LinearAndFourierFeatures",
     "RandomFourierFeatures",

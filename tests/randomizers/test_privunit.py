@@ -1,4 +1,5 @@
-"""PrivUnitGRandomizer: calibration, lattice reports, unbiased moments, privacy audits."""
+"""PrivUnitGRandomizer and the pair report PrivUnitGRecordRandomizer: calibration,
+lattice reports, unbiased moments, privacy audits."""
 
 import math
 
@@ -6,7 +7,13 @@ import numpy as np
 import pytest
 
 from sklearn_ldp.accounting import privunit_moment_variance
-from sklearn_ldp.randomizers import PrivUnitGRandomizer, Reports
+from sklearn_ldp.aggregation import FoldedMoments
+from sklearn_ldp.aggregation._sufficient import PrivUnitFoldedGramSums
+from sklearn_ldp.randomizers import (
+    PrivUnitGRandomizer,
+    PrivUnitGRecordRandomizer,
+    Reports,
+)
 from sklearn_ldp.utils import audit_randomizer
 
 Z = 5.0
@@ -119,3 +126,86 @@ def test_audit_rejects_an_understated_epsilon():
         statistic=_cap_statistic,
     )
     assert not result.passed
+
+
+# -- the pair report of the linear classifiers --------------------------------
+
+
+@pytest.mark.parametrize("epsilon,n_classes", [(1.0, 2), (4.0, 3)])
+def test_pair_reports_give_unbiased_gaussian_equivalent_moments(epsilon, n_classes):
+    # Through the server's aggregate, the second moments debias as a Gaussian
+    # release of noise sigma_x would, and the first moments are unbiased.
+    rand = PrivUnitGRecordRandomizer(
+        2, epsilon=epsilon, classes=np.arange(n_classes), data_norm=2.0
+    )
+    n = 200_000
+    rng = np.random.default_rng(0)
+    y = rng.integers(n_classes, size=n)
+    X = np.column_stack([0.9 * np.cos(y) + 0.1, 0.5 * rng.uniform(-1, 1, n)])
+    reports = rand.randomize(X, y, random_state=1)
+    sums = PrivUnitFoldedGramSums(
+        5,
+        2,
+        rand.n_targets,
+        report_scale=rand.report_scale,
+        first_moment_factor=rand.first_moment_factor,
+    )
+    sums.update(reports, np.arange(n))
+    moments = FoldedMoments.from_grams(
+        sums.transformed_grams(),
+        sums.counts,
+        n_outputs=rand.n_targets,
+        sigma_x=rand.sigma_x,
+        sigma_t=rand.sigma_y,
+    ).moments()
+    pair = rand.pair(X, y)  # (x, e(y)), what the users randomize
+    k = rand.n_targets
+    z = rand.report_scale * reports["x"][:, : 2 + k]
+    # Second moments (features x features and features x labels).
+    per_user = np.einsum("ni,nj->nij", z, z)
+    se = per_user.std(axis=0, ddof=1) / np.sqrt(n)
+    truth = pair.T @ pair / n
+    estimate = np.block([[moments.gram[:2, :2], moments.cross[:2]]])
+    assert np.all(np.abs(estimate - truth[:2]) <= Z * se[:2])
+    # First moments: the constant column.
+    first = rand.first_moment_factor * z
+    se = first.std(axis=0, ddof=1) / np.sqrt(n)
+    estimate = np.concatenate([moments.gram[:2, -1], moments.cross[-1]])
+    assert np.all(np.abs(estimate - pair.mean(axis=0)) <= Z * se)
+    # The Gaussian-equivalent noise: each coordinate of z has variance about
+    # sigma^2 plus its signal's (the cap adds a little along u).
+    assert np.all(z.var(axis=0) >= 0.9 * rand.sigma_x**2)
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 2.0])
+def test_pair_privacy_audit(epsilon, privunit_pair_statistic):
+    # Features far outside the ball (clipped) and opposite labels.
+    rand = PrivUnitGRecordRandomizer(2, epsilon=epsilon, classes=[0, 1])
+    a, b = ([50.0, 0.0], 0), ([-50.0, 0.0], 1)
+    statistic = privunit_pair_statistic(rand, a, b)
+    result = audit_randomizer(rand, a, b, statistic=statistic)
+    assert result.passed
+    assert result.epsilon_lower_bound > 0.5 * epsilon
+    understated = audit_randomizer(
+        rand, a, b, epsilon=0.6 * epsilon, statistic=statistic
+    )
+    assert not understated.passed
+
+
+def test_pair_reports_validate_and_refuse_bad_parameters():
+    rand = PrivUnitGRecordRandomizer(3, epsilon=2.0, classes=["a", "b", "c"])
+    X = np.random.default_rng(0).standard_normal((2_000, 3)) * 3.0  # clipped
+    reports = rand.randomize(X, np.array(["a", "b", "c"] * 666 + ["a", "a"]))
+    assert reports["x"].shape == (2_000, 3 + 3 + 1)
+    assert rand.validate_reports(reports)[0].all()
+    config = reports.config
+    assert config["randomizer"] == "PrivUnitGRecordRandomizer"
+    assert config["delta"] == 0.0 and config["classes"] == ["a", "b", "c"]
+    with pytest.raises(ValueError, match="not in the public classes"):
+        rand.randomize(X[:2], np.array(["a", "d"]))
+    with pytest.raises(ValueError, match="epsilon"):
+        PrivUnitGRecordRandomizer(3, epsilon=0.01, classes=[0, 1])
+    with pytest.raises(ValueError, match="epsilon"):
+        PrivUnitGRecordRandomizer(3, epsilon=100.0, classes=[0, 1])
+    with pytest.raises(ValueError, match="classes"):
+        PrivUnitGRecordRandomizer(3, epsilon=1.0, classes=[0])
