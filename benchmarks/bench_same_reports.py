@@ -43,8 +43,12 @@ from benchmarks._baselines import DELTA, DELTA_NOTE
 from benchmarks._harness import Benchmark, Report, main
 from benchmarks._populations import POPULATIONS
 from sklearn_ldp import GLMLDPClassifier, HingeLDPClassifier
-from sklearn_ldp.aggregation import FoldedMoments, least_squares_path
-from sklearn_ldp.aggregation._sufficient import FoldedGramSums, PrivUnitFoldedGramSums
+from sklearn_ldp.aggregation import (
+    FoldedGramSums,
+    FoldedMoments,
+    PrivUnitFoldedGramSums,
+    least_squares_path,
+)
 from sklearn_ldp.randomizers import PrivUnitGRecordRandomizer
 from sklearn_ldp.utils import check_noise_random_state
 

@@ -270,6 +270,11 @@ class GLMLDPClassifier(
     solve on the ball, with a ridge at the noise scale of the debiased
     Gram matrix) instead of running the fission oracle, whose two
     half-noise copies quadruple the variance of the same second moment.
+    Since only moments are needed, the users of this configuration send
+    one pure-epsilon PrivUnitG report of ``(x, label)`` instead of the
+    Gaussian one (``mechanism='auto'``): the server reads it as a Gaussian
+    report of the same second moments, whose noise is 4 to 5 times smaller
+    (``sigma_x`` 1.5 against 6.9 at epsilon 2 with two features).
 
     Streaming: the server is one pass over the reports in the default
     configuration: one joint report per user (``calibration='analytic'``),
@@ -365,8 +370,22 @@ class GLMLDPClassifier(
     max_iter : int, default=100
         Iterations of ``'gd'`` or steps of ``'sigm'``.
     calibration : {'analytic', 'paper'}, default='analytic'
-        ``'analytic'``: one jointly calibrated Gaussian report per user.
+        ``'analytic'``: one report per user (``mechanism``).
         ``'paper'``: the printed multi-copy reports (basic composition).
+    mechanism : {'auto', 'gaussian', 'privunit'}, default='auto'
+        The joint report of ``calibration='analytic'``. ``'privunit'``: one
+        pure-epsilon PrivUnitG report of the stacked ``(x, label)``
+        (:class:`~sklearn_ldp.randomizers.PrivUnitGRecordRandomizer`), read
+        by the server as a Gaussian report of the same second moments; only
+        for the degree-1 server on moments (``degree=1``, ``solver='gd'``,
+        not ``'smoothed_quantile'``).
+        ``'gaussian'``: one analytic Gaussian report
+        (:class:`~sklearn_ldp.randomizers.GaussianRecordRandomizer`).
+        ``'auto'``: PrivUnitG where it is allowed, epsilon is in ``[0.05,
+        32]`` and :func:`~sklearn_ldp.accounting.best_moment_mechanism`
+        predicts a smaller second-moment variance per user for it (50 to
+        400 times smaller at ``delta = 10^-7``), else Gaussian: a choice
+        from public quantities, before anyone reports.
     selection : {'cv'} or None, default='cv'
         Report-only model selection (``calibration='analytic'`` only; the
         paper mode runs the printed algorithm as is). The server splits the

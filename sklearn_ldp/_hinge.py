@@ -132,11 +132,18 @@ class HingeLDPClassifier(
     ``fit_intercept``; ``r = coef_norm ||z||_max``). For any ``w`` the server
     has an unbiased estimate of ``P(y <w, z>) y z`` per user:
 
-    - ``calibration='analytic'`` (default): the user sends one jointly
-      calibrated Gaussian report of ``(x, y)`` (analytic Gaussian mechanism);
-      the server splits it into ``d + 1`` independent copies by Gaussian
-      fission, estimates ``P`` with elementary symmetric polynomials of ``d``
-      copies and the direction from the last one. ``n_features + 1`` numbers
+    - ``calibration='analytic'`` (default) at ``degree=1`` with
+      ``solver='gd'`` (the default): the objective is a quadratic in
+      ``(w, b)`` whose coefficients are the first and second moments of
+      ``(x, y)``; the user sends one pure-epsilon PrivUnitG report of the
+      pair (``mechanism='auto'``) and the server solves the quadratic
+      exactly on their debiased moments.
+    - ``calibration='analytic'`` otherwise (or ``mechanism='gaussian'``):
+      the user sends one jointly calibrated Gaussian report of ``(x, y)``
+      (analytic Gaussian mechanism); above degree 1 the server splits it
+      into ``d + 1`` independent copies by Gaussian fission, estimates ``P``
+      with elementary symmetric polynomials of ``d`` copies and the
+      direction from the last one. ``n_features + 1`` numbers
       per user, and the degree is a server-side choice.
     - ``calibration='paper'``: the printed protocol; the user sends
       ``d (d+1) + 1`` noisy copies (classic Gaussian formula, basic
@@ -234,8 +241,21 @@ class HingeLDPClassifier(
     max_iter : int, default=100
         Iterations of ``'gd'``, or steps of ``'sigm'``.
     calibration : {'analytic', 'paper'}, default='analytic'
-        ``'analytic'``: one jointly calibrated Gaussian report per user.
+        ``'analytic'``: one report per user (``mechanism``).
         ``'paper'``: the printed ``d (d+1) + 1`` copies (basic composition).
+    mechanism : {'auto', 'gaussian', 'privunit'}, default='auto'
+        The joint report of ``calibration='analytic'``. ``'privunit'``: one
+        pure-epsilon PrivUnitG report of the stacked ``(x, label)``
+        (:class:`~sklearn_ldp.randomizers.PrivUnitGRecordRandomizer`), read
+        by the server as a Gaussian report of the same second moments; only
+        for the degree-1 server on moments (``degree=1``, ``solver='gd'``).
+        ``'gaussian'``: one analytic Gaussian report
+        (:class:`~sklearn_ldp.randomizers.GaussianRecordRandomizer`).
+        ``'auto'``: PrivUnitG where it is allowed, epsilon is in ``[0.05,
+        32]`` and :func:`~sklearn_ldp.accounting.best_moment_mechanism`
+        predicts a smaller second-moment variance per user for it (50 to
+        400 times smaller at ``delta = 10^-7``), else Gaussian: a choice
+        from public quantities, before anyone reports.
     selection : {'cv'} or None, default='cv'
         Report-only model selection (``calibration='analytic'`` only; the
         paper mode runs the printed algorithm as is). The server splits the

@@ -186,18 +186,29 @@ def objective_noise_sigma(epsilon, delta, gradient_bound):
     --------
     >>> from sklearn_ldp.accounting import objective_noise_sigma
     >>> from sklearn_ldp.accounting import analytic_gaussian_sigma
+    >>> from sklearn_ldp.accounting import objective_noise_delta
     >>> sigma = objective_noise_sigma(1.0, 1e-6, 1.0)
-    >>> bool(analytic_gaussian_sigma(1.0, 1e-6, 2.0) < sigma)
+    >>> bool(objective_noise_delta(sigma, 1.0, 1.0) <= 1e-6)
+    True
+
+    At least the noise of the largest vertex alone; equal when the root
+    found for it leaves room for the other two vertices' ``delta_G(G)``
+    (about ``3 x 10^-19`` here, below the root's tolerance).
+
+    >>> bool(analytic_gaussian_sigma(1.0, 1e-6, 2.0) <= sigma)
     True
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
     G = float(gradient_bound)
     # delta_G(G) <= delta_G(2G): 3 delta_G(2G) <= delta is enough, 1 is needed.
-    lo = np.log(analytic_gaussian_sigma(epsilon, delta, 2.0 * G))
+    largest = analytic_gaussian_sigma(epsilon, delta, 2.0 * G)
+    lo = np.log(largest)
     hi = np.log(analytic_gaussian_sigma(epsilon, delta / 3.0, 2.0 * G))
-    if objective_noise_delta(np.exp(lo), epsilon, G) <= delta:
-        return float(np.exp(lo))
+    if objective_noise_delta(largest, epsilon, G) <= delta:
+        # The root found for the largest vertex left room for the others
+        # (not exp(log(sigma)), which may come back an ulp below it).
+        return float(largest)
     log_sigma = brentq(
         lambda t: objective_noise_delta(np.exp(t), epsilon, G) - delta,
         lo,

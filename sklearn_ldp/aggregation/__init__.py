@@ -100,7 +100,9 @@ from ._smoothing import (
     smoothed_step_derivative,
 )
 from ._sufficient import (
+    FoldedGramSums,
     FoldedStatistics,
+    PrivUnitFoldedGramSums,
     SufficientStatistics,
     check_gaussian_reports,
     debiased_least_squares,
@@ -149,6 +151,8 @@ __all__ = [
     "tensor_weights",
     "FoldedStatistics",
     "SufficientStatistics",
+    "FoldedGramSums",
+    "PrivUnitFoldedGramSums",
     "check_gaussian_reports",
     "debiased_cv_risk",
     "debiased_least_squares",

@@ -18,6 +18,7 @@ import pytest
 from sklearn.base import clone
 
 import sklearn_ldp.randomizers._gaussian as gaussian_module
+import sklearn_ldp.randomizers._privunit as privunit_module
 from sklearn_ldp import GLMLDPClassifier, HingeLDPClassifier
 from sklearn_ldp.aggregation import FoldedMoments
 from sklearn_ldp.aggregation._sufficient import FoldedGramSums
@@ -138,6 +139,7 @@ def test_partial_fit_over_three_batches_is_fit_reports_of_their_reports(
     # noise of one randomize call on the concatenation, the same reports
     # added at the same stream positions.
     monkeypatch.setattr(gaussian_module, "chunk_rows", _chunks_of(256))
+    monkeypatch.setattr(privunit_module, "chunk_rows", _chunks_of(256))
     cls, params, n_classes = case
     est = cls(random_state=0, **params)
     X, y = _data(n_classes, n=1536)

@@ -66,6 +66,12 @@ RECORD_RANDOMIZERS = {
         lambda: randomizers.PrivUnitGRandomizer(2, epsilon=1.0),
         lambda: (_records(2)[0], None),
     ),
+    "PrivUnitGRecordRandomizer": (
+        lambda: randomizers.PrivUnitGRecordRandomizer(
+            2, epsilon=1.0, classes=["no", "yes"]
+        ),
+        lambda: _records(2, labels=["no", "yes"]),
+    ),
     "TrigonometricRandomizer": (
         lambda: randomizers.TrigonometricRandomizer(1, epsilon=1.0, degree=3),
         lambda: _records(1),
