@@ -45,7 +45,7 @@ Each check prints its numbers (mean ± standard error over seeds):
     error is below the one-standard-error bound), of the one-standard-error
     rule and of the least estimate alone, with the chosen penalty's
     estimated risk and standard error (quoted on the kernel ridge page).
-``signal-power POPULATION N EPS DRAWS``
+``signal-power POPULATION N EPS DRAWS [MECHANISM]``
     What the reports of one classification cell tell the server about
     whether there is a signal: over ``DRAWS`` draws of data and noise, the
     population as it is and the same users with their labels permuted
@@ -56,6 +56,14 @@ Each check prints its numbers (mean ± standard error over seeds):
     tests reject about as often on both, no rule computed from the reports
     can keep the majority class on the permuted population and follow
     least squares on the real one (quoted in the GLM and hinge pages).
+    ``MECHANISM``: the GLM's ``mechanism`` (default ``'auto'``).
+``joint-noise EPS[,EPS...] D[,D...]``
+    The joint report of ``GLMLDPClassifier`` (two classes, ``delta =
+    1e-7``) with each mechanism: the noise ``sigma_x`` of the analytic
+    Gaussian report and the Gaussian-equivalent noise of the PrivUnitG pair
+    report (the server's second moments debias as a Gaussian report's of
+    that noise), their ratio, and the population at and below which users
+    send the label alone with each (quoted on the GLM page).
 ``sparse-radius POPULATION N EPS RADIUS[,RADIUS...] SEED[,SEED...]``
     ``SparseLDPRegressor`` (as ``bench_real_gap`` fits it) with each
     declared ``l1_radius``: held-out R^2 over the seeds, the non-private
@@ -459,7 +467,29 @@ def least_squares_baseline(population, n, epsilon, seeds):
         )
 
 
-def signal_power(population, n, epsilon, draws):
+def joint_noise(epsilons, dimensions):
+    """Noise and label-only thresholds of the GLM's two joint reports."""
+    from sklearn_ldp import GLMLDPClassifier
+    from sklearn_ldp._linear import label_only_threshold
+
+    print("eps  d   Gaussian sigma  PrivUnitG sigma  ratio  label-only below (G / PU)")
+    for epsilon in epsilons:
+        for d in dimensions:
+            joint = {
+                mechanism: GLMLDPClassifier(
+                    epsilon=epsilon, delta=DELTA, mechanism=mechanism
+                ).make_randomizer(d, classes=[0, 1])
+                for mechanism in ("gaussian", "privunit")
+            }
+            gauss, unit = joint["gaussian"], joint["privunit"]
+            print(
+                f"{epsilon:<4g} {d:<3d} {gauss.sigma_x:<15.3f} {unit.sigma_x:<16.3f} "
+                f"{gauss.sigma_x / unit.sigma_x:<6.2f} "
+                f"{int(label_only_threshold(gauss))} / {int(label_only_threshold(unit))}"
+            )
+
+
+def signal_power(population, n, epsilon, draws, mechanism="auto"):
     """``GLMLDPClassifier``'s signal tests on a cell and on its label-permuted twin."""
     from sklearn_ldp import GLMLDPClassifier
 
@@ -476,6 +506,7 @@ def signal_power(population, n, epsilon, draws):
                 delta=DELTA,
                 coef_norm=2.0,
                 data_norm=users.data_norm,
+                mechanism=mechanism,
                 random_state=seed,
             ).fit(X, y)
             least_squares = GaussianLeastSquares(
@@ -763,6 +794,12 @@ def main(argv=None):
     p.add_argument("seeds", type=_ints)
     p = _cell_parser(checks, "signal-power")
     p.add_argument("draws", type=int)
+    p.add_argument(
+        "mechanism", nargs="?", default="auto", choices=["auto", "gaussian", "privunit"]
+    )
+    p = checks.add_parser("joint-noise")
+    p.add_argument("epsilons", type=_floats)
+    p.add_argument("dimensions", type=_ints)
     p = _cell_parser(checks, "sparse-radius")
     p.add_argument("radii", type=_floats)
     p.add_argument("seeds", type=_ints)
@@ -807,7 +844,11 @@ def main(argv=None):
         elif args.check == "kernel-ridge-alpha":
             kernel_ridge_alpha(args.population, args.n, args.epsilon, args.seeds)
         elif args.check == "signal-power":
-            signal_power(args.population, args.n, args.epsilon, args.draws)
+            signal_power(
+                args.population, args.n, args.epsilon, args.draws, args.mechanism
+            )
+        elif args.check == "joint-noise":
+            joint_noise(args.epsilons, args.dimensions)
         elif args.check == "sparse-radius":
             sparse_radius(args.population, args.n, args.epsilon, args.radii, args.seeds)
         elif args.check == "sparse-signal":
