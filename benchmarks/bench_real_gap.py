@@ -12,8 +12,11 @@ be at most half the best baseline's gap. For every population and seed
   Gaussian (x, y) reports at the same (epsilon, delta); for
   ``KernelRidgeLDP``'s populations also its benchmark's naive RFF + RidgeCV
   pipeline), ``debiased LS`` (debiased least squares on the same kind of
-  reports, one-vs-rest for several classes) and ``trivial`` (the majority
-  class / the mean of y of the training users);
+  reports, one-vs-rest for several classes), for the classification
+  populations ``debiased LS (PrivUnitG)`` (the same on the PrivUnitG pair
+  reports ``GLMLDPClassifier`` and ``HingeLDPClassifier`` collect by
+  default: their own reports) and ``trivial`` (the majority class / the
+  mean of y of the training users);
 - the estimators at their library defaults, with the public parameters
   their own benchmarks pass (bounds, ``l1_radius``).
 
@@ -25,7 +28,8 @@ verdict ``met`` when the ratio is at most 1/2.
 Whether a cell that is not met could be met at all from these reports: the
 moment oracles of :mod:`benchmarks._moment_oracles` replay each Gaussian-
 report estimator's own reports (its public ``make_randomizer``, run with its
-``random_state``) and fit its kind of linear rule with the exact covariance
+``random_state``; estimators whose default report is PrivUnitG's get none)
+and fit its kind of linear rule with the exact covariance
 of the clean features (or the exact cross moment, or neither, or both),
 tuned on the clean training records. The better of ``known covariance`` and
 ``report moments`` is the cell's oracle bound; the page says per cell
@@ -63,6 +67,7 @@ from benchmarks._moment_oracles import (
 )
 from benchmarks._populations import POPULATIONS
 from benchmarks.bench_kernel_ridge import rff_ridge
+from benchmarks.bench_same_reports import servers_on_reports
 from sklearn_ldp import (
     GLMLDPClassifier,
     HingeLDPClassifier,
@@ -266,6 +271,12 @@ def classification_draw(population, n, seed, names):
         )
         out.update(both)
         seconds["naive"] = seconds["debiased LS"] = elapsed / 2
+        # One-vs-rest least squares on the PrivUnitG reports the classifiers
+        # collect by default (bench_same_reports' servers on one draw).
+        privunit, seconds[PRIVUNIT_LS], _ = timed(
+            servers_on_reports, "privunit", X, y, X_test, y_test, classes, EPSILON, seed
+        )
+        out[PRIVUNIT_LS] = float(privunit["debiased LS (privunit)"])
     for name in names:
         record(name, lambda name=name: estimator(name, population, seed).fit(X, y))
     _, seconds["oracles"], _ = timed(
