@@ -75,10 +75,13 @@ HIGH_DIM_MEAN_CALIBRATION_EPSILONS = (1.0, 4.0)
 # ---------------------------------------------------------------- regression
 def regressor(population, **params):
     def fit(data, epsilon, seed):
+        # The library default l1_radius='auto' where the population
+        # publishes no radius (diabetes).
+        declared = {k: v for k, v in population.params.items() if k == "l1_radius"}
         return SparseLDPRegressor(
             epsilon=epsilon,
             delta=DELTA,
-            l1_radius=population.params.get("l1_radius", 1.0),
+            **declared,
             data_norm=population.data_norm,
             y_bound=population.y_bound,
             random_state=seed,
