@@ -347,23 +347,29 @@ class SparseLDPRegressor(
         L(w) = 1/(2n) (Phi^T w)^T Q (Phi^T w) - 1/n v^T Z Phi^T w,
         Q = Proj_PSD(Z^T Z - n sigma_x^2 I_m),
 
-    over the l1 ball of radius ``l1_radius`` by FISTA with the exact l1-ball
-    projection. Only ``Z^T Z``, ``Z^T v``, the sums of ``z`` and ``v`` and
-    ``n`` are kept, per fold of users, accumulated in chunks of users.
+    over an l1 ball (radius ``l1_radius_``, chosen below) by FISTA with the
+    exact l1-ball projection. Only ``Z^T Z``, ``Z^T v``, the sums of ``z``
+    and ``v`` and ``n`` are kept, per fold of users, accumulated in chunks
+    of users.
 
-    Do no harm (ALGORITHMS.md section 7): the server fits the radii
-    ``l1_radius * 2^-k`` (``k = 0..7``), each with a ridge penalty of 1 and
-    3 times ``sigma_x^2 sqrt(m / n)`` (the operator-norm fluctuation of the
-    debiased Gram matrix) added to ``Q``, the largest radius also with 10
-    and 30 times that scale (there the ridge does the shrinking: debiased
-    ridge least squares on the same reports, inside the public l1 ball),
-    and the intercept-only model (the noisy mean of
-    ``y``), and scores each by its held-out squared risk on 5 folds of the
+    Do no harm (ALGORITHMS.md section 7): the server fits several radii,
+    each with a ridge penalty of 1 and 3 times ``sigma_x^2 sqrt(m / n)``
+    (the operator-norm fluctuation of the debiased Gram matrix) added to
+    ``Q``, the largest radius also with 10 and 30 times that scale (there
+    the ridge does the shrinking: debiased ridge least squares on the same
+    reports, inside the largest l1 ball), and the intercept-only model (the
+    noisy mean of ``y``). The radii are ``2^k`` (``k = -7..3``, in the units
+    of ``x`` and ``y``; ``k <= 1`` after a random projection, see
+    ``l1_radius``) with ``l1_radius='auto'``, and ``l1_radius * 2^-k``
+    (``k = 0..7``) for a declared radius, never above it. Each
+    candidate is scored by its held-out squared risk on 5 folds of the
     reports, unbiased because the noise levels are known; the prediction
     scored is the model's on the projected features ``(Phi^T x)^T Phi^T w +
     b``, linear in the reports. The models are in order of preference (the
-    configured radius and the lightest ridge first, then smaller radii,
-    then heavier ridges); the first whose held-out risk is within two paired
+    preferred radius and the lightest ridge first, then smaller radii, with
+    ``'auto'`` then the larger radii, smallest first, then the heavier
+    ridges; the preferred radius is the declared one, or 2 for ``'auto'``);
+    the first whose held-out risk is within two paired
     standard errors of the lowest is kept
     (:func:`~sklearn_ldp.aggregation._ridge.preferred_model`: the folds'
     risks are too noisy to rank models closer than that; with
@@ -412,10 +418,18 @@ class SparseLDPRegressor(
         Per-user privacy budget.
     delta : float, default=1e-5
         Per-user delta, in ``(0, 1)``.
-    l1_radius : float, default=1.0
-        Largest radius of the l1 ball the coefficients are constrained to
-        (in the units of ``x`` and ``y``); the server may choose a smaller
-        one from the reports (``l1_radius_``).
+    l1_radius : 'auto' or float, default='auto'
+        Radius of the l1 ball the coefficients are constrained to (in the
+        units of ``x`` and ``y``), chosen by the server from the reports
+        (``l1_radius_``; the reports do not depend on it). A float is a
+        bound the user declares: the largest radius the server tries, and
+        its preferred one. ``'auto'``: the radii ``2^-7`` to ``8``, 2
+        preferred, a larger one kept only when the reports show it better
+        by two paired standard errors (after a random projection, ``m <
+        d``, none above 2: the projected risk stands for the risk of ``w``
+        only inside the ball the projection is sized for); with
+        ``calibration='paper'``, the paper's radius, 1 in units of
+        ``data_norm`` and ``y_bound`` (``y_bound / data_norm``).
     n_components : 'auto' or int, default='auto'
         Projected dimension ``m``. ``'auto'`` is
         ``ceil(sqrt(n epsilon^2 log d))`` (seed 003, Theorem 3) with ``n``
@@ -468,7 +482,8 @@ class SparseLDPRegressor(
     coef_ : ndarray of shape (n_features,)
     intercept_ : float
     l1_radius_ : float
-        The radius chosen from the reports (0 when the constant is chosen).
+        The radius chosen from the reports (0 when the constant is chosen);
+        never above a declared ``l1_radius``.
     alpha_ : float
         The ridge penalty added to ``Q`` by the chosen candidate (``inf``
         for the constant).
@@ -594,7 +609,7 @@ class SparseLDPRegressor(
     def _y_bound(self):
         return self.y_bound
 
-    def _candidate_params(self):
+    def _candidate_params(self, projected=False):
         """``(l1_radius, ridge factor)`` of every l1 model, in order of preference.
 
         Each radius with the ridges of ``L1_RIDGE_FACTORS``, the radii in
@@ -602,13 +617,20 @@ class SparseLDPRegressor(
         ``HEAVY_RIDGE_FACTORS``. A declared float is the preferred and the
         largest radius, followed by its fractions ``RADIUS_FRACTIONS``.
         ``'auto'``: ``AUTO_RADIUS``, the smaller radii, then the larger ones
-        (smallest first); with ``calibration='paper'``, the paper's radius
-        in place of a declared one: 1 for ``||x|| <= 1`` and ``|y| <= 1``
-        (seed 003, section 3.2), ``y_bound / data_norm`` in the units of
-        ``x`` and ``y``.
+        (smallest first) unless the features are ``projected``; with
+        ``calibration='paper'``, the paper's radius in place of a declared
+        one: 1 for ``||x|| <= 1`` and ``|y| <= 1`` (seed 003, section 3.2),
+        ``y_bound / data_norm`` in the units of ``x`` and ``y``.
+
+        Why no larger radius after a random projection: the server scores
+        ``w`` through ``Phi^T w`` on the projected reports, which stands for
+        ``x^T w`` only inside the l1 ball the projection is sized for (seed
+        000, Lemma 4; ``_sparse_classifier.RADIUS_FACTORS`` gives the cost of
+        leaving it). Without one (``m = d``) nothing is recovered.
         """
         if self.l1_radius == "auto" and self.calibration == "analytic":
-            factors = (1.0, *AUTO_SMALLER_FACTORS, *AUTO_LARGER_FACTORS)
+            larger = () if projected else AUTO_LARGER_FACTORS
+            factors = (1.0, *AUTO_SMALLER_FACTORS, *larger)
             radii = [float(AUTO_RADIUS * factor) for factor in factors]
         else:
             preferred = (
@@ -715,7 +737,7 @@ class SparseLDPRegressor(
                 ),
                 {"l1_radius": radius, "ridge": factor},
             )
-            for radius, factor in self._candidate_params()
+            for radius, factor in self._candidate_params(components is not None)
         ]
         fold_fits = None
         if components is None:  # one stack of equal-sized problems
