@@ -58,8 +58,9 @@ Each check prints its numbers (mean ± standard error over seeds):
     least squares on the real one (quoted in the GLM and hinge pages).
 ``sparse-radius POPULATION N EPS RADIUS[,RADIUS...] SEED[,SEED...]``
     ``SparseLDPRegressor`` (as ``bench_real_gap`` fits it) with each
-    ``l1_radius`` (a float or ``auto``): held-out R^2 over the seeds, the non-private
-    least-squares l1 norm, and every radius refitted on the first seed's
+    ``l1_radius`` (a float or ``auto``): held-out R^2 over the seeds and
+    the radius chosen in each draw, the non-private least-squares l1
+    norm, and every radius refitted on the first seed's
     same reports (``fit_reports``: the radius is the server's) with the
     chosen candidate's held-out risk (quoted on the sparse page).
 ``sparse-signal POPULATION N EPS SEED[,SEED...]``
@@ -339,6 +340,7 @@ def sparse_radius(population, n, epsilon, radii, seeds):
 
     users = POPULATIONS[population]
     scores = {radius: [] for radius in radii}
+    chosen = {radius: [] for radius in radii}
     for seed in seeds:
         X, y, X_test, y_test = users.train_test(n, seed)
         if seed == seeds[0]:
@@ -347,8 +349,12 @@ def sparse_radius(population, n, epsilon, radii, seeds):
         for radius in radii:
             model = _sparse_regressor(users, epsilon, seed, radius).fit(X, y)
             scores[radius].append(r2_score(y_test, model.predict(X_test)))
+            chosen[radius].append(f"{model.l1_radius_:g}")
     for radius, values in scores.items():
-        print(f"l1_radius {radius}: held-out R^2 {_mean_se(values)}")
+        print(
+            f"l1_radius {radius}: held-out R^2 {_mean_se(values)}, "
+            f"chosen radius per draw {' '.join(chosen[radius])}"
+        )
     X, y, X_test, y_test = users.train_test(n, seeds[0])
     first = _sparse_regressor(users, epsilon, seeds[0], radii[0])
     reports = first.make_randomizer(X.shape[1], n_users=n).randomize(
