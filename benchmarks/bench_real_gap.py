@@ -127,9 +127,12 @@ def estimator(name, population, seed):
             delta=DELTA, l1_radius=SPARSE_CLASSIFIER_L1_RADIUS, **common
         )
     if name == "SparseLDPRegressor":
+        # The library default l1_radius='auto' unless the population
+        # publishes a radius (the real data sets publish none).
+        declared = {k: v for k, v in population.params.items() if k == "l1_radius"}
         return SparseLDPRegressor(
             delta=DELTA,
-            l1_radius=population.params.get("l1_radius", 1.0),
+            **declared,
             data_norm=population.data_norm,
             y_bound=population.y_bound,
             **common,
@@ -841,7 +844,7 @@ Estimators, library defaults with the public parameters their benchmarks
 pass: GLMLDPClassifier(delta, data_norm), HingeLDPClassifier(delta,
 data_norm), SparseLDPClassifier(delta, l1_radius = {SPARSE_CLASSIFIER_L1_RADIUS:g},
 bench_sparse_classifier's value: the real data sets publish no l1 prior),
-SparseLDPRegressor(delta, l1_radius = 1 (default), data_norm, y_bound = 1),
+SparseLDPRegressor(delta, data_norm, y_bound = 1; default l1_radius = 'auto'),
 KernelRidgeLDP(delta, data_norm = the population bound; default gamma
 1 / data_norm^2), LocalBernsteinRegressor()
 (pure epsilon-LDP, diabetes_2d only: it is for 1-2 features).

@@ -66,8 +66,9 @@ Each check prints its numbers (mean ± standard error over seeds):
     send the label alone with each (quoted on the GLM page).
 ``sparse-radius POPULATION N EPS RADIUS[,RADIUS...] SEED[,SEED...]``
     ``SparseLDPRegressor`` (as ``bench_real_gap`` fits it) with each
-    declared ``l1_radius``: held-out R^2 over the seeds, the non-private
-    least-squares l1 norm, and every radius refitted on the first seed's
+    ``l1_radius`` (a float or ``auto``): held-out R^2 over the seeds and
+    the radius chosen in each draw, the non-private least-squares l1
+    norm, and every radius refitted on the first seed's
     same reports (``fit_reports``: the radius is the server's) with the
     chosen candidate's held-out risk (quoted on the sparse page).
 ``sparse-signal POPULATION N EPS SEED[,SEED...]``
@@ -347,6 +348,7 @@ def sparse_radius(population, n, epsilon, radii, seeds):
 
     users = POPULATIONS[population]
     scores = {radius: [] for radius in radii}
+    chosen = {radius: [] for radius in radii}
     for seed in seeds:
         X, y, X_test, y_test = users.train_test(n, seed)
         if seed == seeds[0]:
@@ -355,8 +357,12 @@ def sparse_radius(population, n, epsilon, radii, seeds):
         for radius in radii:
             model = _sparse_regressor(users, epsilon, seed, radius).fit(X, y)
             scores[radius].append(r2_score(y_test, model.predict(X_test)))
+            chosen[radius].append(f"{model.l1_radius_:g}")
     for radius, values in scores.items():
-        print(f"l1_radius {radius:g}: held-out R^2 {_mean_se(values)}")
+        print(
+            f"l1_radius {radius}: held-out R^2 {_mean_se(values)}, "
+            f"chosen radius per draw {' '.join(chosen[radius])}"
+        )
     X, y, X_test, y_test = users.train_test(n, seeds[0])
     first = _sparse_regressor(users, epsilon, seeds[0], radii[0])
     reports = first.make_randomizer(X.shape[1], n_users=n).randomize(
@@ -368,7 +374,7 @@ def sparse_radius(population, n, epsilon, radii, seeds):
         results = model.cv_results_
         i = int(np.flatnonzero(results["selected"])[0])
         print(
-            f"same reports, l1_radius {radius:g}: chosen "
+            f"same reports, l1_radius {radius}: chosen "
             f"{results['candidate'][i]} {results['params'][i]}, held-out risk "
             f"{results['mean_risk'][i]:.3f} ± {results['std_error'][i]:.3f}, "
             f"R^2 {r2_score(y_test, model.predict(X_test)):.3f}"
@@ -701,6 +707,11 @@ def _floats(text):
     return [float(e) for e in text.split(",")]
 
 
+def _radii(text):
+    """``'auto,1,2'`` -> ``['auto', 1.0, 2.0]``: ``l1_radius`` values."""
+    return [e if e == "auto" else float(e) for e in text.split(",")]
+
+
 def kernel_ridge_alpha(population, n, epsilon, seeds):
     """KernelRidgeLDP's penalty rules with plain reports, draw by draw."""
     from sklearn.metrics import r2_score
@@ -801,7 +812,7 @@ def main(argv=None):
     p.add_argument("epsilons", type=_floats)
     p.add_argument("dimensions", type=_ints)
     p = _cell_parser(checks, "sparse-radius")
-    p.add_argument("radii", type=_floats)
+    p.add_argument("radii", type=_radii)
     p.add_argument("seeds", type=_ints)
     p = _cell_parser(checks, "sparse-signal")
     p.add_argument("seeds", type=_ints)
