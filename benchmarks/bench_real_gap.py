@@ -623,12 +623,16 @@ def real_gap(run):
     count = getattr(run.options, "seeds", None) or grid["seeds"]
     n, seeds = grid["n"], [run.seed + k for k in range(count)]
     only = getattr(run.options, "populations", None)
+    if getattr(run.options, "from_draws", False):
+        only = ()  # re-run nothing: the page from the saved draws
     # Every draw is kept (docs/benchmarks/real_gap_draws.json): a run with
     # --populations re-runs those and reads the others' last draws.
     cache = run.directory / "real_gap_draws.json"
     kept = _load_draws(cache) if run.save else {}
-    if only and not run.save:
-        raise SystemExit("--populations reads the saved draws: drop --no-save")
+    if only is not None and not run.save:
+        raise SystemExit(
+            "--populations and --from-draws read the saved draws: drop --no-save"
+        )
     rows, times, used = [], [], {}
     plan = [
         *(
@@ -639,7 +643,7 @@ def real_gap(run):
     ]
     for name, metric, names, draw in plan:
         population = POPULATIONS[name]
-        if only and name not in only:
+        if only is not None and name not in only:
             if name not in kept:  # not run yet: its rows are left out
                 print(f"{name}: no saved draws, left out of the page", flush=True)
                 continue
@@ -877,9 +881,10 @@ error; `ratio` ± its delta-method standard error).
 
 Shared 2-core machine (another benchmark running): times are noisy.
 Command: `OMP_NUM_THREADS=1 nice -n 5 {run.command}` (`--seeds K` for K draws per
-population; `--populations P ...` re-runs those populations and reads the
-others' last draws from `real_gap_draws.json`; the seeds of each population
-are listed above)."""
+population; `--from-draws` writes the page from the saved draws alone;
+`--populations P ...` re-runs those populations and reads the others' last
+draws from `real_gap_draws.json`; the seeds of each population are listed
+above)."""
 
 
 SPEC = Benchmark(
@@ -899,6 +904,13 @@ SPEC = Benchmark(
                 "choices": [*CLASSIFICATION, *REGRESSION],
                 "help": "re-run these populations only; the others' draws are "
                 "read from docs/benchmarks/real_gap_draws.json",
+            },
+        ),
+        (
+            "--from-draws",
+            {
+                "action": "store_true",
+                "help": "re-run nothing: write the page from the saved draws",
             },
         ),
     ),
