@@ -63,7 +63,9 @@ Each check prints its numbers (mean ± standard error over seeds):
     Gaussian report and the Gaussian-equivalent noise of the PrivUnitG pair
     report (the server's second moments debias as a Gaussian report's of
     that noise), their ratio, and the population at and below which users
-    send the label alone with each (quoted on the GLM page).
+    send the label alone with each, the cap probability ``q`` of the
+    PrivUnitG report and the seconds to draw 100,000 users' reports with
+    each (quoted on the GLM page).
 ``sparse-radius POPULATION N EPS RADIUS[,RADIUS...] SEED[,SEED...]``
     ``SparseLDPRegressor`` (as ``bench_real_gap`` fits it) with each
     ``l1_radius`` (a float or ``auto``): held-out R^2 over the seeds and
@@ -478,19 +480,28 @@ def joint_noise(epsilons, dimensions):
     from sklearn_ldp import GLMLDPClassifier
     from sklearn_ldp._linear import label_only_threshold
 
-    print("eps  d   Gaussian sigma  PrivUnitG sigma  ratio  label-only below (G / PU)")
+    print(
+        "eps  d   Gaussian sigma  PrivUnitG sigma  ratio  cap q   "
+        "s per 1e5 users (G / PU)  label-only below (G / PU)"
+    )
+    rng = np.random.default_rng(0)
     for epsilon in epsilons:
         for d in dimensions:
-            joint = {
-                mechanism: GLMLDPClassifier(
+            X = rng.uniform(-1, 1, (100_000, d)) / np.sqrt(d)
+            y = (X[:, 0] > 0).astype(int)
+            joint, seconds = {}, {}
+            for mechanism in ("gaussian", "privunit"):
+                joint[mechanism] = GLMLDPClassifier(
                     epsilon=epsilon, delta=DELTA, mechanism=mechanism
                 ).make_randomizer(d, classes=[0, 1])
-                for mechanism in ("gaussian", "privunit")
-            }
+                start = time.perf_counter()
+                joint[mechanism].randomize(X, y, random_state=0)
+                seconds[mechanism] = time.perf_counter() - start
             gauss, unit = joint["gaussian"], joint["privunit"]
             print(
                 f"{epsilon:<4g} {d:<3d} {gauss.sigma_x:<15.3f} {unit.sigma_x:<16.3f} "
-                f"{gauss.sigma_x / unit.sigma_x:<6.2f} "
+                f"{gauss.sigma_x / unit.sigma_x:<6.2f} {unit.vector.design.q:<7.3f} "
+                f"{seconds['gaussian']:.2f} / {seconds['privunit']:<17.2f} "
                 f"{int(label_only_threshold(gauss))} / {int(label_only_threshold(unit))}"
             )
 
