@@ -8,8 +8,10 @@ mean and standard error over 3 draws, on the populations ``nonlinear_5d``,
 - ``KernelRidgeLDP``: the library default (joint analytic calibration,
   ``linear_features='auto'``: random features only when the noise-aware
   number of them resolves the kernel's first non-linear directions, else
-  plain ``(x, y)`` reports; ``alpha='auto'`` by debiased CV, intercept,
-  fallback to the noisy mean of y by held-out risk, or, when no model is
+  plain ``(x, y)`` reports; ``alpha='auto'`` by debiased CV with random
+  features, the Gram's noise scale and a James-Stein-shrunk cross moment
+  with plain reports, intercept, fallback to the noisy mean of y by
+  held-out risk, or, when no model is
   predicted to beat it, users send y alone through the best pure-epsilon
   scalar mechanism);
 - ``random features only``: ``linear_features=False`` (the default before
@@ -239,16 +241,20 @@ random features when m times the rbf kernel's degree-2 eigenvalue (public
 reference law, `rbf_quadratic_eigenvalue`) is at least 1, else plain (x, y)
 reports (m = 0 below); alpha='auto', fit_intercept=True, fallback to the
 noisy mean of y when the 5-fold held-out squared risk on the reports says
-so or the chi-square test of a signal does not reject at level 0.1, or when
+so or (random features) the chi-square test of a signal does not reject at
+level 0.1, or when
 n <= k^2 (sigma_x sigma_y / (feature bound * y_bound))^2 (k = d with plain
 (x, y) reports, 1 with random features), where no
 model is predicted to beat the trivial predictor: users of a planned
 population that small send y alone through the pure-epsilon scalar mechanism
 of least variance, Duchi et al.'s bit up to eps 1.25, else the piecewise
 mechanism (TargetMeanRandomizer), in every private mode with
-n_components='auto' and the analytic calibration; alpha with plain (x, y)
-reports: the least held-out risk, with random features that risk plus one
-standard error); `{RANDOM_FEATURES}` = the
+n_components='auto' and the analytic calibration; with plain (x, y)
+reports: ridge at the public noise scale alpha = sigma_x^2 sqrt(d / n) on
+the cross moment shrunk by the positive-part James-Stein factor
+(1 - (d - 2) / S)_+ of the signal test's statistic S, no test; with random
+features alpha is the least held-out risk plus one standard error);
+`{RANDOM_FEATURES}` = the
 same with linear_features=False (the default before the 'auto' rule: random
 features only, n_components='auto'); `paper` = calibration='paper' (eps/2,
 delta/2 per part, classic formula; n_components = sqrt(d n) eps capped at

@@ -41,10 +41,16 @@ Each check prints its numbers (mean ± standard error over seeds):
 ``kernel-ridge-alpha POPULATION N EPS SEED[,SEED...]``
     ``KernelRidgeLDP`` (the population's public ``data_norm``) with plain
     ``(x, y)`` reports: per draw, the penalty and held-out R^2 of the
-    default rule (the least estimated risk among penalties whose standard
-    error is below the one-standard-error bound), of the one-standard-error
-    rule and of the least estimate alone, with the chosen penalty's
-    estimated risk and standard error (quoted on the kernel ridge page).
+    default rule (the public noise scale ``sigma_x^2 sqrt(d / n)``), of the
+    one-standard-error rule on the held-out risks of ``AUTO_ALPHAS`` and of
+    the least estimate alone (each fitted with that fixed ``alpha``), with
+    the penalty's estimated risk and standard error (quoted on the kernel
+    ridge page).
+``kernel-ridge-permuted POPULATION N EPS DRAWS``
+    ``KernelRidgeLDP`` (as ``bench_kernel_ridge`` fits it) and the
+    benchmark's debiased least squares on a cell and on its twin with ``y``
+    permuted (train and test: no signal, same features): held-out R^2 and
+    how often the server kept a model (quoted on the kernel ridge page).
 ``signal-power POPULATION N EPS DRAWS [MECHANISM]``
     What the reports of one classification cell tell the server about
     whether there is a signal: over ``DRAWS`` draws of data and noise, the
@@ -740,6 +746,7 @@ def kernel_ridge_alpha(population, n, epsilon, seeds):
         # The documented grid, AUTO_ALPHAS: 17 penalties, 10^-5 .. 10^3.
         alphas = np.logspace(-5, 3, len(default.cv_risk_))
         floored = np.maximum(default.cv_risk_, 0.0)
+        # The default: the public noise scale (PLAIN_ALPHA_FACTOR = 1).
         rules = {
             "default": default.alpha_,
             "1-SE": alphas[np.nanargmin(floored + default.cv_std_error_)],
@@ -761,6 +768,49 @@ def kernel_ridge_alpha(population, n, epsilon, seeds):
         print(f"seed {seed}: " + "; ".join(line), flush=True)
     for rule, values in scores.items():
         print(f"{rule}: R^2 {_mean_se(values)}")
+
+
+def kernel_ridge_permuted(population, n, epsilon, draws):
+    """KernelRidgeLDP and debiased least squares on a cell and on its y-permuted twin."""
+    from sklearn.metrics import r2_score
+
+    from sklearn_ldp import KernelRidgeLDP
+
+    users = POPULATIONS[population]
+    rows = {"real": [], "permuted": []}
+    for seed in range(draws):
+        X, y, X_test, y_test = users.train_test(n, seed)
+        shuffle = np.random.RandomState([seed, 7])
+        for kind in rows:
+            if kind == "permuted":
+                y, y_test = shuffle.permutation(y), shuffle.permutation(y_test)
+            model = KernelRidgeLDP(
+                epsilon=epsilon,
+                delta=DELTA,
+                data_norm=users.data_norm,
+                random_state=seed,
+            ).fit(X, y)
+            least_squares = GaussianLeastSquares(
+                epsilon,
+                seed,
+                delta=DELTA,
+                data_norm=users.data_norm,
+                y_bound=users.y_bound,
+            ).fit(X, y)
+            rows[kind].append(
+                (
+                    model.selected_model_ != "constant",
+                    r2_score(y_test, model.predict(X_test)),
+                    r2_score(y_test, least_squares.predict(X_test)),
+                )
+            )
+    print(f"{population}, n = {n}, epsilon = {epsilon}, {draws} draws")
+    for kind, values in rows.items():
+        kept, default, ls = map(np.array, zip(*values, strict=True))
+        print(
+            f"{kind:9s} a model kept in {kept.sum()} of {draws}; R^2: "
+            f"KernelRidgeLDP {_mean_se(default)}, debiased LS {_mean_se(ls)}"
+        )
 
 
 def _cell_parser(checks, name):
@@ -814,6 +864,8 @@ def main(argv=None):
     )
     p = _cell_parser(checks, "kernel-ridge-alpha")
     p.add_argument("seeds", type=_ints)
+    p = _cell_parser(checks, "kernel-ridge-permuted")
+    p.add_argument("draws", type=int)
     p = _cell_parser(checks, "signal-power")
     p.add_argument("draws", type=int)
     p.add_argument(
@@ -865,6 +917,8 @@ def main(argv=None):
             )
         elif args.check == "kernel-ridge-alpha":
             kernel_ridge_alpha(args.population, args.n, args.epsilon, args.seeds)
+        elif args.check == "kernel-ridge-permuted":
+            kernel_ridge_permuted(args.population, args.n, args.epsilon, args.draws)
         elif args.check == "signal-power":
             signal_power(
                 args.population, args.n, args.epsilon, args.draws, args.mechanism

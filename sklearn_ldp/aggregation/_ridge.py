@@ -27,6 +27,7 @@ from ._selection import (
     constant_model,
     cross_validate,
     select_candidate,
+    signal_statistic,
     signal_test,
     squared_risk,
 )
@@ -186,6 +187,71 @@ def centred_ridge(moments, alpha, fit_intercept=True):
     return W
 
 
+def james_stein_ridge(moments, alpha, *, sigma_x, sigma_t, fit_intercept=True):
+    """:func:`centred_ridge` on a cross moment shrunk towards "no signal".
+
+    The debiased centred cross moment ``c^ = E[x y] - E[x] E[y]`` of ``n``
+    Gaussian reports errs by about ``N(0, V / n)``, ``V`` diagonal and known
+    from the public noise
+    (:func:`~sklearn_ldp.aggregation._selection.signal_statistic`:
+    ``S = n c^T V^-1 c^``, chi-square with ``d`` degrees of freedom when
+    ``y`` is uncorrelated with ``x``). Positive-part James-Stein shrinkage,
+    ``(1 - k / S)_+ c^`` with ``k = d - 2`` (Efron and Morris 1973: ``(d -
+    2) / S`` is the unbiased estimate of the share of ``S`` that is noise),
+    dominates ``c^`` for ``d >= 3``; for ``d <= 2``, where ``d - 2``
+    vanishes, ``k = 1`` (measured: ``x ~ U[-1, 1]^d``, ``y = b x_1 +
+    N(0, 0.3^2)``, ``2 x 10^4`` reports, ``sigma_x = 3``, ``sigma_t = 2``,
+    100 draws: mean excess risk at ``b = 0`` 0.0013 against the unshrunk
+    ridge's 0.0046 for ``d = 1``, 0.0039 against 0.0085 for ``d = 2``; at
+    ``b = 0.4``, 0.0094 against 0.0079 and 0.0152 against 0.0143, where the
+    constant's is 0.053). The ridge solution is linear in the cross moment,
+    so this is the ridge model scaled by that factor, its intercept
+    recomputed: with no visible signal (``S <= k``) the intercept-only
+    model. A hard test instead (the constant unless the test rejects) lost
+    the model wherever the signal was real but below the test's power.
+
+    Parameters
+    ----------
+    moments : Moments
+        Debiased moments (one output), constant column last.
+    alpha : float
+        Ridge penalty (``> 0``).
+    sigma_x, sigma_t : float
+        Noise levels of each feature and of the target.
+    fit_intercept : bool, default=True
+
+    Returns
+    -------
+    W : ndarray of shape (n_features + 1, 1)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_ldp.aggregation._selection import Moments
+    >>> gram = np.diag([1.0, 1.0, 1.0, 1.0])  # 3 centred features, constant
+    >>> cross = np.array([[0.02], [0.0], [0.0], [0.0]])
+    >>> moments = Moments(gram, cross, np.array([1.0]), 10_000)
+    >>> # S = 10^4 * 0.02^2 / ((1 + 1) (1 + 1)) = 1 <= k = 1: no model.
+    >>> james_stein_ridge(moments, 1e-9, sigma_x=1.0, sigma_t=1.0).ravel().tolist()
+    [0.0, 0.0, 0.0, 0.0]
+    >>> moments = Moments(gram, 2 * cross, np.array([1.0]), 10_000)
+    >>> # S = 4: the cross moment keeps 1 - 1 / 4 of its length.
+    >>> james_stein_ridge(moments, 1e-9, sigma_x=1.0, sigma_t=1.0)[0, 0].round(6)
+    np.float64(0.03)
+    """
+    W = centred_ridge(moments, alpha, fit_intercept=fit_intercept)
+    d = moments.n_features
+    statistic = signal_statistic(
+        centred_moments(moments) if fit_intercept else moments, sigma_x, sigma_t
+    )
+    k = d - 2 if d >= 3 else 1
+    factor = max(0.0, 1.0 - k / statistic) if statistic > 0 else 0.0
+    W[:d] *= factor
+    if fit_intercept:
+        W[d, 0] = float(moments.cross[d, 0]) - moments.gram[:d, d] @ W[:d, 0]
+    return W
+
+
 class StreamedFoldedMoments(FoldedMoments):
     """:class:`~sklearn_ldp.aggregation.FoldedMoments` from streamed per-fold sums.
 
@@ -293,7 +359,8 @@ def select_model_or_constant(
        features" at level ``signal_level``, the constant (a model
        fitted on reports without a visible signal points in a random
        direction; a near-constant model differs from the constant by less
-       than the folds can resolve). Otherwise that model against the
+       than the folds can resolve); never with ``signal_level=None``.
+       Otherwise that model against the
        constant by :func:`~sklearn_ldp.aggregation.select_candidate`, the
        model preferred: the constant must be better by one paired
        standard error.
@@ -309,8 +376,11 @@ def select_model_or_constant(
         ``fold_fits(c, k)``: model ``c`` fitted on the folds other than
         ``k``, when computed beforehand, else None
         (:func:`~sklearn_ldp.aggregation.cross_validate`).
-    signal_level : float, default=SIGNAL_LEVEL
-        Level of stage 2's test.
+    signal_level : float or None, default=SIGNAL_LEVEL
+        Level of stage 2's test; None: the test's p-value is reported, and
+        the model is compared with the constant on held-out risk alone (for
+        models that shrink towards the constant themselves,
+        :func:`james_stein_ridge`).
     prefer_first : bool, default=False
         Stage 1 by :func:`preferred_model` (the ``models`` in order of
         preference) rather than by the lowest upper bound.
@@ -349,7 +419,7 @@ def select_model_or_constant(
     everything = centred_moments(folded.moments(np.arange(folded.n_folds)))
     p_value = signal_test(everything, folded.sigma_x, folded.sigma_t)
     cv_results["signal_p_value"] = p_value
-    if p_value > signal_level:
+    if signal_level is not None and p_value > signal_level:
         chosen = len(models)
     else:
         pair = [best, len(models)]

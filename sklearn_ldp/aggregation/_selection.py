@@ -529,12 +529,25 @@ def signal_test(moments, sigma_x, sigma_t):
     """
     from scipy.stats import chi2
 
+    statistic = signal_statistic(moments, sigma_x, sigma_t)
+    d = moments.gram.shape[0] - 1
+    return float(chi2.sf(statistic, d * moments.cross.shape[1]))
+
+
+def signal_statistic(moments, sigma_x, sigma_t):
+    """The chi-square statistic of :func:`signal_test` (``d * n_outputs``
+    degrees of freedom under "no signal").
+
+    ``n sum_jc E[z_j t_c]^2 / variance_jc``: the squared length of the
+    debiased cross moment in units of its own noise, so also an estimate of
+    the signal-to-noise ratio (its mean is ``d * n_outputs`` plus the
+    non-centrality).
+    """
     d = moments.gram.shape[0] - 1
     second = np.clip(np.diag(moments.gram)[:d], 0.0, None)
     label = np.clip(moments.square, 0.0, None)
     variance = np.outer(second + sigma_x**2, label + np.asarray(sigma_t) ** 2)
-    statistic = moments.n * float(np.sum(moments.cross[:d] ** 2 / variance))
-    return float(chi2.sf(statistic, d * moments.cross.shape[1]))
+    return moments.n * float(np.sum(moments.cross[:d] ** 2 / variance))
 
 
 def directional_signal_test(folded, fit):
