@@ -484,7 +484,10 @@ def least_squares_baseline(population, n, epsilon, seeds):
 def joint_noise(epsilons, dimensions):
     """Noise and label-only thresholds of the GLM's two joint reports."""
     from sklearn_ldp import GLMLDPClassifier
-    from sklearn_ldp._linear import label_only_threshold
+    from sklearn_ldp.randomizers import min_users_for_a_model
+
+    def label_only_threshold(joint):  # two classes: the +-1 label's noise
+        return min_users_for_a_model(joint.sigma_x, joint.sigma_y, joint.feature_norm, 1.0)
 
     print(
         "eps  d   Gaussian sigma  PrivUnitG sigma  ratio  cap q   "

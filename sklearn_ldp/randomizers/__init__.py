@@ -59,7 +59,11 @@ from ._scalar import (
     LaplaceMechanism,
     PiecewiseMechanism,
 )
-from ._target_mean import LabelRandomizer, TargetMeanRandomizer
+from ._target_mean import (
+    LabelRandomizer,
+    TargetMeanRandomizer,
+    min_users_for_a_model,
+)
 from ._trigonometric import TrigonometricRandomizer, chebyshev_tensor_basis
 
 __all__ = [
@@ -93,6 +97,7 @@ __all__ = [
     "Reports",
     "SubsetIndex",
     "TargetMeanRandomizer",
+    "min_users_for_a_model",
     "TrigonometricRandomizer",
     "VectorAverageRandomizer",
     "chebyshev_or_parameters",
