@@ -84,9 +84,12 @@ for name, clone in [("pickle", from_bytes), ("joblib", from_file)]:
 # %%
 # Refitting from the saved reports with other server-side parameters
 # ------------------------------------------------------------------
-# ``coef_norm`` (the radius of the coefficient ball), ``degree``, ``alpha``,
-# the solver and its iterations only change what the server computes: they
-# are not part of the randomizer's configuration printed above. The same
+# ``coef_norm`` (the radius of the coefficient ball), ``alpha``, the loss
+# and the iterations only change what the server computes: they are not
+# part of the randomizer's configuration printed above. (So do ``degree``,
+# the solver and the approximation on Gaussian reports,
+# ``mechanism='gaussian'``; the default's PrivUnitG report serves the
+# degree-1 server, which is what makes it the default.) The same
 # saved reports serve every such fit, without asking the users for anything
 # new.
 #
@@ -99,8 +102,8 @@ refits = {
     "coef_norm=2 (reloaded)": from_file,
     "coef_norm=1": GLMLDPClassifier(epsilon=4.0, coef_norm=1.0, random_state=0),
     "coef_norm=4": GLMLDPClassifier(epsilon=4.0, coef_norm=4.0, random_state=0),
-    "coef_norm=2, degree=2": GLMLDPClassifier(
-        epsilon=4.0, coef_norm=2.0, degree=2, random_state=0
+    "coef_norm=2, modified_huber": GLMLDPClassifier(
+        epsilon=4.0, coef_norm=2.0, loss="modified_huber", random_state=0
     ),
 }
 for name, estimator in refits.items():
