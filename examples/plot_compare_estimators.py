@@ -153,8 +153,8 @@ fig.tight_layout()
 #   single runs far from the mean). The GLM and hinge classifiers' users
 #   send one pure-epsilon PrivUnitG report, whose noise, read as a Gaussian
 #   report's, is 3 to 4.6 times smaller (see the GLM page): they reach
-#   about 0.81 at epsilon 1 and 0.85 at 2. At epsilon 0.5 the mean is still
-#   near chance; single runs range widely. Simulating several collections,
+#   about 0.81 at epsilon 1 and 0.85 at 2. At epsilon 0.5 single runs
+#   range from chance to 0.84 (mean 0.65): simulating several collections,
 #   as here, shows this; a single run can look deceptively good or bad.
 # * At epsilon 4 to 8 every local method approaches the non-private
 #   accuracy.
