@@ -487,7 +487,9 @@ def joint_noise(epsilons, dimensions):
     from sklearn_ldp.randomizers import min_users_for_a_model
 
     def label_only_threshold(joint):  # two classes: the +-1 label's noise
-        return min_users_for_a_model(joint.sigma_x, joint.sigma_y, joint.feature_norm, 1.0)
+        return min_users_for_a_model(
+            joint.sigma_x, joint.sigma_y, joint.feature_norm, 1.0
+        )
 
     print(
         "eps  d   Gaussian sigma  PrivUnitG sigma  ratio  cap q   "
@@ -515,39 +517,46 @@ def joint_noise(epsilons, dimensions):
             )
 
 
+def _real_and_permuted(users, n, draws):
+    """``(seed, kind, X, y, X_test, y_test)``: each draw as it is (``'real'``),
+    then with its train and test labels permuted (``'permuted'``: same
+    features and class balance, no signal)."""
+    for seed in range(draws):
+        X, y, X_test, y_test = users.train_test(n, seed)
+        yield seed, "real", X, y, X_test, y_test
+        shuffle = np.random.RandomState([seed, 7])
+        y, y_test = shuffle.permutation(y), shuffle.permutation(y_test)
+        yield seed, "permuted", X, y, X_test, y_test
+
+
 def signal_power(population, n, epsilon, draws, mechanism="auto"):
     """``GLMLDPClassifier``'s signal tests on a cell and on its label-permuted twin."""
     from sklearn_ldp import GLMLDPClassifier
 
     users = POPULATIONS[population]
     rows = {"real": [], "permuted": []}
-    for seed in range(draws):
-        X, y, X_test, y_test = users.train_test(n, seed)
-        shuffle = np.random.RandomState([seed, 7])
-        for kind in rows:
-            if kind == "permuted":
-                y, y_test = shuffle.permutation(y), shuffle.permutation(y_test)
-            model = GLMLDPClassifier(
-                epsilon=epsilon,
-                delta=DELTA,
-                coef_norm=2.0,
-                data_norm=users.data_norm,
-                mechanism=mechanism,
-                random_state=seed,
-            ).fit(X, y)
-            least_squares = GaussianLeastSquares(
-                epsilon, seed, classes=[0, 1], data_norm=public_l2_bound(users)
-            ).fit(X, y)
-            majority = np.bincount(y).argmax()
-            rows[kind].append(
-                (
-                    model.cv_results_["signal_p_value"],
-                    model.selected_model_ != "constant",
-                    model.score(X_test, y_test),
-                    least_squares.score(X_test, y_test),
-                    np.mean(y_test == majority),
-                )
+    for seed, kind, X, y, X_test, y_test in _real_and_permuted(users, n, draws):
+        model = GLMLDPClassifier(
+            epsilon=epsilon,
+            delta=DELTA,
+            coef_norm=2.0,
+            data_norm=users.data_norm,
+            mechanism=mechanism,
+            random_state=seed,
+        ).fit(X, y)
+        least_squares = GaussianLeastSquares(
+            epsilon, seed, classes=[0, 1], data_norm=public_l2_bound(users)
+        ).fit(X, y)
+        majority = np.bincount(y).argmax()
+        rows[kind].append(
+            (
+                model.cv_results_["signal_p_value"],
+                model.selected_model_ != "constant",
+                model.score(X_test, y_test),
+                least_squares.score(X_test, y_test),
+                np.mean(y_test == majority),
             )
+        )
     print(f"{population}, n = {n}, epsilon = {epsilon}, {draws} draws")
     for kind, values in rows.items():
         p_values, passed, glm, ls, majority = map(np.array, zip(*values, strict=True))
@@ -781,32 +790,27 @@ def kernel_ridge_permuted(population, n, epsilon, draws):
 
     users = POPULATIONS[population]
     rows = {"real": [], "permuted": []}
-    for seed in range(draws):
-        X, y, X_test, y_test = users.train_test(n, seed)
-        shuffle = np.random.RandomState([seed, 7])
-        for kind in rows:
-            if kind == "permuted":
-                y, y_test = shuffle.permutation(y), shuffle.permutation(y_test)
-            model = KernelRidgeLDP(
-                epsilon=epsilon,
-                delta=DELTA,
-                data_norm=users.data_norm,
-                random_state=seed,
-            ).fit(X, y)
-            least_squares = GaussianLeastSquares(
-                epsilon,
-                seed,
-                delta=DELTA,
-                data_norm=users.data_norm,
-                y_bound=users.y_bound,
-            ).fit(X, y)
-            rows[kind].append(
-                (
-                    model.selected_model_ != "constant",
-                    r2_score(y_test, model.predict(X_test)),
-                    r2_score(y_test, least_squares.predict(X_test)),
-                )
+    for seed, kind, X, y, X_test, y_test in _real_and_permuted(users, n, draws):
+        model = KernelRidgeLDP(
+            epsilon=epsilon,
+            delta=DELTA,
+            data_norm=users.data_norm,
+            random_state=seed,
+        ).fit(X, y)
+        least_squares = GaussianLeastSquares(
+            epsilon,
+            seed,
+            delta=DELTA,
+            data_norm=users.data_norm,
+            y_bound=users.y_bound,
+        ).fit(X, y)
+        rows[kind].append(
+            (
+                model.selected_model_ != "constant",
+                r2_score(y_test, model.predict(X_test)),
+                r2_score(y_test, least_squares.predict(X_test)),
             )
+        )
     print(f"{population}, n = {n}, epsilon = {epsilon}, {draws} draws")
     for kind, values in rows.items():
         kept, default, ls = map(np.array, zip(*values, strict=True))
