@@ -93,7 +93,7 @@ class PrivUnitGRandomizer(LocalRandomizer):
     n_features : int
         ``d``.
     epsilon : float
-        Per-user budget.
+        Per-user budget, in ``PRIVUNIT_EPSILON_RANGE`` (0.05 to 32).
     data_norm : float, default=1.0
         Public l2 bound on ``x``.
     budget_split : float or None, default=None
@@ -166,6 +166,15 @@ class PrivUnitGRandomizer(LocalRandomizer):
         self.n_features = int(n_features)
         self.n_dims = self.n_features + 1
         self.requested_epsilon = check_epsilon(epsilon)
+        low, high = PRIVUNIT_EPSILON_RANGE
+        if not low <= self.requested_epsilon <= high:
+            # Outside, the float64 calibration is not trustworthy (a
+            # negative kappa at 0.001, a division by zero from about 50).
+            raise ValueError(
+                f"PrivUnitGRandomizer supports epsilon in [{low}, {high}], got "
+                f"epsilon={epsilon!r}: its calibration in floating point is not "
+                "reliable outside."
+            )
         self.delta = 0.0
         self.data_norm = check_bound(data_norm, name="data_norm")
         self.target = target
@@ -191,6 +200,12 @@ class PrivUnitGRandomizer(LocalRandomizer):
         _, m, a2, _, _ = self.design.t_moments
         self.first_moment_scale = float(m)
         self.second_moment_scale = float(a2 - 1.0)
+        if not (self.first_moment_scale > 0 and self.second_moment_scale > 0):
+            raise ValueError(  # pragma: no cover - guarded by the epsilon range
+                f"PrivUnitGRandomizer's calibration at epsilon={epsilon!r}, "
+                f"d={self.n_features} gives m={self.first_moment_scale!r}, "
+                f"kappa={self.second_moment_scale!r}: both must be positive."
+            )
         q = self.design.q
         self.max_rounds = int(np.ceil(np.log(_REJECTION_FAILURE) / np.log1p(-q)))
         self.chunk_size = chunk_rows(4 * self.n_dims)

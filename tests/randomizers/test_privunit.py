@@ -97,6 +97,10 @@ def test_invalid_parameters():
         PrivUnitGRandomizer(2, epsilon=1.0, target="variance")
     with pytest.raises(ValueError):
         PrivUnitGRandomizer(2, epsilon=1.0, budget_split=1.0)
+    # Outside the range where the float calibration holds (kappa < 0 at 0.001).
+    for epsilon in (0.001, 64.0):
+        with pytest.raises(ValueError, match="supports epsilon in"):
+            PrivUnitGRandomizer(2, epsilon=epsilon)
 
 
 def _cap_statistic(matrix):
