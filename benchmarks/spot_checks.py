@@ -79,6 +79,12 @@ Each check prints its numbers (mean ± standard error over seeds):
     norm, and every radius refitted on the first seed's
     same reports (``fit_reports``: the radius is the server's) with the
     chosen candidate's held-out risk (quoted on the sparse page).
+``sparse-mechanism POPULATION N EPS SEED[,SEED...] [MECHANISM ...]``
+    ``SparseLDPRegressor`` (as ``sparse-radius`` fits it, ``l1_radius =
+    'auto'``) with each ``mechanism`` (default ``gaussian privunit``): the
+    held-out R^2 per draw and over the seeds, the noise ``sigma_x`` of
+    the features, the chosen radius, and the non-private least squares'
+    R^2 (quoted on the sparse page).
 ``sparse-signal POPULATION N EPS SEED[,SEED...]``
     Per draw, the standardized cross-moment coordinates of the sparse
     regressor's reports: the largest, the chi-square p-value on all of
@@ -387,6 +393,33 @@ def sparse_radius(population, n, epsilon, radii, seeds):
             f"{results['mean_risk'][i]:.3f} ± {results['std_error'][i]:.3f}, "
             f"R^2 {r2_score(y_test, model.predict(X_test)):.3f}"
         )
+
+
+def sparse_mechanism(population, n, epsilon, seeds, mechanisms):
+    """``SparseLDPRegressor`` with each ``mechanism``: held-out R^2 over ``seeds``."""
+    from sklearn.linear_model import LinearRegression
+    from sklearn.metrics import r2_score
+
+    users = POPULATIONS[population]
+    scores = {mechanism: [] for mechanism in mechanisms}
+    exact = []
+    for seed in seeds:
+        X, y, X_test, y_test = users.train_test(n, seed)
+        exact.append(r2_score(y_test, LinearRegression().fit(X, y).predict(X_test)))
+        for mechanism in mechanisms:
+            start = time.perf_counter()
+            model = _sparse_regressor(users, epsilon, seed, "auto")
+            model.set_params(mechanism=mechanism).fit(X, y)
+            scores[mechanism].append(r2_score(y_test, model.predict(X_test)))
+            print(
+                f"seed {seed} {mechanism}: R^2 {scores[mechanism][-1]:.3f}, "
+                f"sigma_x {model.noise_scale_:.3f}, radius {model.l1_radius_:g}, "
+                f"{model.selected_model_}, {time.perf_counter() - start:.0f} s",
+                flush=True,
+            )
+    print(f"non-private least squares: held-out R^2 {_mean_se(exact)}")
+    for mechanism, values in scores.items():
+        print(f"mechanism={mechanism!r}: held-out R^2 {_mean_se(values)}")
 
 
 def sparse_signal(population, n, epsilon, seeds):
@@ -884,6 +917,14 @@ def main(argv=None):
     p = _cell_parser(checks, "sparse-radius")
     p.add_argument("radii", type=_radii)
     p.add_argument("seeds", type=_ints)
+    p = _cell_parser(checks, "sparse-mechanism")
+    p.add_argument("seeds", type=_ints)
+    p.add_argument(
+        "mechanisms",
+        nargs="*",
+        default=["gaussian", "privunit"],
+        choices=["auto", "gaussian", "privunit"],
+    )
     p = _cell_parser(checks, "sparse-signal")
     p.add_argument("seeds", type=_ints)
     p = checks.add_parser("threshold-draws")
@@ -934,6 +975,10 @@ def main(argv=None):
             joint_noise(args.epsilons, args.dimensions)
         elif args.check == "sparse-radius":
             sparse_radius(args.population, args.n, args.epsilon, args.radii, args.seeds)
+        elif args.check == "sparse-mechanism":
+            sparse_mechanism(
+                args.population, args.n, args.epsilon, args.seeds, args.mechanisms
+            )
         elif args.check == "sparse-signal":
             sparse_signal(args.population, args.n, args.epsilon, args.seeds)
         elif args.check == "threshold-draws":

@@ -128,7 +128,7 @@ DELTA_ESTIMATORS = [
 #: Parameters that keep the joint (x, y) Gaussian reports of 500 users.
 JOINT_REPORTS = {
     sklearn_ldp.KernelRidgeLDP: {"n_components": 20},
-    sklearn_ldp.SparseLDPRegressor: {"n_components": 2},
+    sklearn_ldp.SparseLDPRegressor: {"n_components": 2, "mechanism": "gaussian"},
     # Below the threshold the classifiers' users send the label alone.
     sklearn_ldp.GLMLDPClassifier: {"selection": None, "mechanism": "gaussian"},
     sklearn_ldp.HingeLDPClassifier: {"selection": None, "mechanism": "gaussian"},
@@ -146,9 +146,10 @@ def test_delta_at_least_one_over_n_warns(cls):
             {**params, "max_iter": 2} if "max_iter" in cls().get_params() else params
         )
     if cls in JOINT_REPORTS:
-        # With the public defaults 500 users are too few for any model: they
-        # send y alone, pure epsilon (delta 0, nothing to warn about); an
-        # explicit configuration keeps the joint Gaussian reports.
+        # With the public defaults the reports are pure epsilon (delta 0,
+        # nothing to warn about): 500 users too few for any model send y
+        # alone, or the pair goes in one PrivUnitG report; an explicit
+        # configuration keeps the joint Gaussian reports.
         classes = np.unique(y) if issubclass(cls, ClassifierMixin) else None
         randomizer = cls(delta=2e-3, **params).make_randomizer(
             X.shape[1], n_users=500, classes=classes

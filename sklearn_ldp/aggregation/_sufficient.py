@@ -466,6 +466,91 @@ class FoldedReportSums:
         self.statistics.merge(other.statistics)
         return self
 
+    def moment_statistics(self):
+        """The folded statistics the server debiases (those of Gaussian reports)."""
+        return self.statistics
+
+
+class PrivUnitFoldedReportSums(FoldedReportSums):
+    """:class:`FoldedReportSums` of PrivUnitG pair reports, as Gaussian reports' sums.
+
+    Users send one PrivUnitG report of ``(phi, t)``
+    (:class:`~sklearn_ldp.randomizers.PrivUnitGRecordRandomizer` with a
+    regression target, field ``'x'``: the ``m`` features, the target, then
+    the embedding's height, which is dropped). The sums are kept as sent;
+    on the way out (:meth:`moment_statistics`) every report coordinate is
+    multiplied by the public ``report_scale`` ``c`` (the target's also
+    divided by ``target_scale``, back to the units of ``y``) and every
+    first moment (the sums against the constant column, but not the count)
+    by the public ``first_moment_factor`` ``f``. The pseudo-reports ``z = c
+    V`` satisfy ``E[z z^T] = r r^T + sigma^2 I`` and ``E[z] = r / f``
+    (derived in the randomizer's docstring), so the statistics then debias
+    exactly as a Gaussian release's of noise ``sigma_x = sigma`` on the
+    features and ``sigma_y = sigma / target_scale`` on the target would
+    (:class:`~sklearn_ldp.aggregation._ridge.StreamedFoldedMoments`): the
+    cross terms ``z v`` are unbiased (``I`` has no off-diagonal), ``sum
+    v^2`` has the bias ``n sigma_y^2`` the Gaussian's has.
+
+    Parameters
+    ----------
+    n_folds, n_components : int
+        As :class:`FoldedReportSums`.
+    report_scale, first_moment_factor, target_scale : float
+        ``c``, ``f`` and ``target_scale`` of the published randomizer.
+    chunk_size : int or None, default=None
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_ldp.aggregation._sufficient import PrivUnitFoldedReportSums
+    >>> sums = PrivUnitFoldedReportSums(
+    ...     1, 1, report_scale=2.0, first_moment_factor=3.0, target_scale=0.5)
+    >>> sums.update({"x": np.array([[1.0, 0.5, 0.2]])}, np.array([0]))
+    >>> total = sums.moment_statistics().total()  # rows [2 V_x, 1], target 4 V_t
+    >>> total.gram.tolist(), total.moment.tolist()
+    ([[4.0, 6.0], [6.0, 1.0]], [4.0, 6.0])
+    """
+
+    def __init__(
+        self,
+        n_folds,
+        n_components,
+        *,
+        report_scale,
+        first_moment_factor,
+        target_scale,
+        chunk_size=None,
+    ):
+        super().__init__(n_folds, n_components, chunk_size=chunk_size)
+        self.report_scale = float(report_scale)
+        self.first_moment_factor = float(first_moment_factor)
+        self.target_scale = float(target_scale)
+
+    def update(self, reports, positions):
+        """Add the (validated) reports of one chunk: the pair's columns of ``'x'``."""
+        values = np.asarray(reports["x"])
+        m = self.n_components
+        self.add(values[:, :m], values[:, m], positions)
+
+    def moment_statistics(self):
+        """The Gaussian-equivalent statistics: ``c``, ``c / target_scale`` and ``f`` applied."""
+        m = self.n_components
+        c, f = self.report_scale, self.first_moment_factor
+        c_target = c / self.target_scale
+        # Per column of [z, 1]: the report's scale, 1 for the constant.
+        scale = np.append(np.full(m, c), 1.0)
+        first = np.append(np.ones(m), f)  # f on the sums against the constant
+        gram_scale = np.outer(scale * first, scale * first)
+        gram_scale[m, m] = 1.0  # the count
+        source = self.statistics
+        out = FoldedStatistics(len(source.folds), m + 1)
+        for fold, raw in zip(out.folds, source.folds, strict=True):
+            fold.gram = raw.gram * gram_scale
+            fold.moment = raw.moment * (scale * first * c_target)
+            fold.n = raw.n
+        out.square_sums = source.square_sums * c_target**2
+        return out
+
 
 class TargetEstimateSums(FoldedReportSums):
     """One-pass aggregate of target-only reports: folded sums of the estimates of ``y``.

@@ -168,6 +168,26 @@ def clip_to_ball(X, bound):
     return clipped
 
 
+def mapped_features(X, data_norm, feature_map, feature_norm):
+    """``x`` clipped to ``data_norm`` (None: not clipped), mapped, clipped to ``feature_norm``.
+
+    Every returned row lies in the l2 ball of radius ``feature_norm``
+    (``data_norm`` without a map), whatever ``X`` is. The result may be
+    ``X`` itself: read it, never write to it.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    clipped = X if data_norm is None else clip_to_ball(X, data_norm)
+    if feature_map is None:
+        return clipped
+    mapped = np.asarray(feature_map(clipped), dtype=float)
+    if mapped is X and data_norm is not None and feature_norm >= data_norm:
+        # An identity map of records the first clip left as they were
+        # (clip_to_ball returned X): every computed row norm is below
+        # data_norm (1 - 2^-50), so the second clip would return X too.
+        return mapped
+    return clip_to_ball(mapped, feature_norm)
+
+
 class GaussianMechanism:
     """The basic private vector (seed 003, Algorithm 1), on a public lattice.
 
@@ -597,21 +617,7 @@ class GaussianRecordRandomizer(LocalRandomizer):
 
     def features(self, X):
         """The clipped (and mapped) features a user releases, before noise."""
-        X = np.asarray(X, dtype=np.float64)
-        clipped = X if self.data_norm is None else clip_to_ball(X, self.data_norm)
-        if self.feature_map is None:
-            return clipped
-        mapped = np.asarray(self.feature_map(clipped), dtype=float)
-        if (
-            mapped is X
-            and self.data_norm is not None
-            and self.feature_norm >= self.data_norm
-        ):
-            # An identity map of records the first clip left as they were
-            # (clip_to_ball returned X): every computed row norm is below
-            # data_norm (1 - 2^-50), so the second clip would return X too.
-            return mapped
-        return clip_to_ball(mapped, self.feature_norm)
+        return mapped_features(X, self.data_norm, self.feature_map, self.feature_norm)
 
     def targets(self, y):
         """The clipped or encoded target a user releases, before noise."""

@@ -22,10 +22,10 @@ from ..accounting import (
     lattice_privunit_gaussian,
     privunit_moment_variance,
 )
-from ..utils import check_bound, check_epsilon
+from ..utils import check_bound, check_epsilon, check_finite_array
 from ._base import FieldSupport, LocalRandomizer, chunk_rows
-from ._clip import clip_l2
-from ._gaussian import clip_to_ball, encode_labels
+from ._clip import clip_interval, clip_l2
+from ._gaussian import encode_labels, mapped_features
 from ._sampling import rounded_gaussian
 
 #: Cells per standard deviation of each coordinate's rounded Gaussian.
@@ -279,25 +279,37 @@ class PrivUnitGRandomizer(LocalRandomizer):
 
 
 class PrivUnitGRecordRandomizer(LocalRandomizer):
-    """Release one user's ``(x, label)`` as one PrivUnitG report of the pair (pure epsilon).
+    """Release one user's ``(x, y)`` as one PrivUnitG report of the pair (pure epsilon).
 
-    The client clips ``x`` to the l2 ball of radius ``data_norm``, encodes
-    the label publicly (``+-1`` for two classes, one-hot for more: norm 1
-    either way), stacks the two into ``r = (x, e(y))`` of norm at most
-    ``pair_norm = sqrt(data_norm^2 + 1)`` and sends one
-    :class:`PrivUnitGRandomizer` report of ``r`` (field ``'x'``, width
-    ``d + k + 1``: the pair and the embedding's height coordinate). It is
-    the pure-epsilon alternative to
-    :class:`~sklearn_ldp.randomizers.GaussianRecordRandomizer` for servers
-    that need only the first and second moments of the pair (the degree-1
-    linear classifiers): per user, its second-moment variance is 50 to 400
-    times below the analytic Gaussian release's at ``delta = 1e-7``
+    The client clips ``x`` to the l2 ball of radius ``data_norm`` (and,
+    with a public ``feature_map`` such as a
+    :class:`~sklearn_ldp.randomizers.RandomProjection`, maps it and clips
+    the result to ``feature_norm``, as
+    :class:`~sklearn_ldp.randomizers.GaussianRecordRandomizer` does), then
+    encodes the target publicly: a label as ``+-1`` for two classes or
+    one-hot for more (norm 1 either way), a regression target (``y_bound``)
+    clipped to ``[-y_bound, y_bound]`` and multiplied by ``target_scale =
+    feature_norm / y_bound`` (so it lies in ``[-feature_norm,
+    feature_norm]``). It stacks the two into ``r = (phi, t)``, of norm at
+    most ``pair_norm`` (``sqrt(feature_norm^2 + 1)`` for labels,
+    ``sqrt(2) feature_norm`` for a regression target), and sends one
+    :class:`PrivUnitGRandomizer` report of ``r`` (field ``'x'``, width ``m
+    + k + 1``: the pair's ``m`` features and ``k`` target columns, and the
+    embedding's height coordinate). It is the pure-epsilon alternative to
+    the Gaussian release for servers that need only the first and second
+    moments of the pair (the degree-1 linear classifiers, debiased least
+    squares): per user, its second-moment variance is 50 to 400 times below
+    the analytic Gaussian release's at ``delta = 1e-7``
     (``docs/benchmarks/mechanisms.md``).
 
-    Guarantee: each user's record is epsilon-LDP (pure), as
-    :class:`PrivUnitGRandomizer` derives for any input in the ball of
-    radius ``pair_norm``: the clipped features and the encoded label lie
-    in it whatever the record is.
+    Guarantee: each user's record is epsilon-LDP (pure). Derivation: the
+    map from the record to ``r`` is public and deterministic, and ``r``
+    lies in the ball of radius ``pair_norm`` whatever the record is (the
+    features are clipped to ``feature_norm``, ``data_norm`` without a map;
+    the target is a unit code or ``|t| <= target_scale y_bound =
+    feature_norm``); :class:`PrivUnitGRandomizer` releases any two inputs of
+    that ball with output probabilities within ``e^epsilon`` of each other
+    (derived there), so any two records' reports are too.
 
     What the server does with it (derived from the report's moments). For
     ``V`` the report over the base law's ``scale`` and ``u = r /
@@ -305,41 +317,83 @@ class PrivUnitGRecordRandomizer(LocalRandomizer):
     kappa u u^T + I`` (``m``, ``kappa`` = ``first_moment_scale``,
     ``second_moment_scale`` of the vector randomizer). The pseudo-report
     ``z = c V`` with ``c = pair_norm / (scale sqrt(kappa))`` (the first
-    ``d + k`` coordinates, ``report_scale`` times the field) therefore has
+    ``m + k`` coordinates, ``report_scale`` times the field) therefore has
 
         E[z z^T] = r r^T + sigma^2 I,   E[z] = r / f,
 
-    with ``sigma = pair_norm / sqrt(kappa)`` (``sigma_x = sigma_y``) and
-    ``f = sqrt(kappa) / m`` (``first_moment_factor``): the second moments
-    are debiased exactly as a Gaussian release of noise ``sigma`` would be,
-    and the first moments are multiplied by ``f``
-    (:class:`~sklearn_ldp.aggregation._sufficient.PrivUnitFoldedGramSums`).
+    with ``sigma = pair_norm / sqrt(kappa)`` and ``f = sqrt(kappa) / m``
+    (``first_moment_factor``): the second moments are debiased exactly as a
+    Gaussian release of noise ``sigma`` on every coordinate of ``r`` would
+    be, and the first moments are multiplied by ``f``
+    (:class:`~sklearn_ldp.aggregation._sufficient.PrivUnitFoldedGramSums`,
+    :class:`~sklearn_ldp.aggregation._sufficient.PrivUnitFoldedReportSums`).
+    In the target's own units (``t / target_scale``) its noise is
+    ``sigma_y = sigma / target_scale``; for labels ``sigma_y = sigma_x =
+    sigma``.
+
+    Why ``target_scale = feature_norm / y_bound`` (the target as large as
+    the features' bound; derived). One ``sigma`` serves the whole pair, so
+    a larger target scale ``rho = |t|_max / feature_norm`` lowers the
+    target's relative noise and raises the features': ``sigma_x /
+    feature_norm = sqrt(1 + rho^2) / sqrt(kappa)`` and ``sigma_y / y_bound =
+    sqrt(1 + rho^-2) / sqrt(kappa)``. Debiased least squares reads ``Z^T
+    v``, whose noise variance is ``sigma_x^2 sigma_y^2`` per user when the
+    noise dominates, proportional to ``(1 + rho^2)(1 + rho^-2)``, least at
+    ``rho = 1`` (the quantity :func:`~sklearn_ldp.randomizers._target_mean.min_users_for_a_model`
+    also reads); the noise of ``Z^T Z`` times ``w`` (variance ``sigma_x^4
+    ||w||^2``) prefers a smaller ``rho``, but with ``||w||_2`` at its
+    largest plausible value ``y_bound / feature_norm`` the optimum is
+    ``rho^2 = 1/2`` and ``rho = 1`` costs 19% more variance there (8 against
+    6.75 in units of ``(y_bound feature_norm / kappa)^2``), against 12% the
+    other way for ``w = 0``. It is also the Gaussian release's split
+    (``y_noise_ratio=1``: ``sigma_x / feature_norm = sigma_y / y_bound``).
 
     Parameters
     ----------
     n_features : int
+        Number of raw features.
     epsilon : float
-        Per-user budget.
-    classes : array-like
+        Per-user budget, in ``PRIVUNIT_EPSILON_RANGE``.
+    classes : array-like or None, default=None
         Public label set (at least two labels).
     data_norm : float, default=1.0
         Public l2 bound on ``x``.
+    y_bound : float or None, default=None
+        Public bound on ``|y|`` for regression targets. Exactly one of
+        ``classes`` and ``y_bound`` is given.
+    feature_map : callable or None, default=None
+        Public map applied to the clipped ``x`` (``(n, d) -> (n, m)``).
+    feature_norm : float or None, default=None
+        Public l2 bound the mapped features are clipped to (required with
+        a ``feature_map``; without one it may only repeat ``data_norm``).
+    feature_map_config : dict or None, default=None
+        Public description of the map, stored under ``'feature_map'``; None
+        takes ``feature_map.get_config()`` when the map has one.
+    n_users : int or None, default=None
+        Public population size the configuration was planned for (recorded
+        in the configuration).
 
     Attributes
     ----------
     vector : PrivUnitGRandomizer
         The randomizer of the stacked pair.
+    n_released : int
+        ``m``, the released features (the map's width, else ``n_features``).
     n_targets : int
-        Label columns: 1 (``+-1``) for two classes, else one per class.
+        Target columns ``k``: 1 (``+-1`` or a regression target) for two
+        classes or regression, else one per class.
     pair_norm : float
+    target_scale : float
+        ``t / y`` for a regression target (1 for labels).
     sigma_x, sigma_y : float
-        ``sigma``: the Gaussian noise level of the same second moments.
+        The Gaussian noise level of the same second moments, on the
+        features and on the target in its own units.
     report_scale : float
         ``c``.
     first_moment_factor : float
         ``f``.
     feature_norm : float
-        ``data_norm`` (the features' bound, as for the Gaussian release).
+        The features' bound (``data_norm`` without a map).
 
     Examples
     --------
@@ -349,9 +403,24 @@ class PrivUnitGRecordRandomizer(LocalRandomizer):
     >>> reports = rand.randomize(np.zeros((3, 2)), np.array([0, 1, 1]), random_state=0)
     >>> reports["x"].shape, rand.guarantee
     ((3, 4), "each user's record is 4-LDP")
+    >>> reg = PrivUnitGRecordRandomizer(2, epsilon=4.0, y_bound=2.0)
+    >>> reg.target_scale, bool(np.isclose(reg.sigma_y, 2.0 * reg.sigma_x))
+    (0.5, True)
     """
 
-    def __init__(self, n_features, *, epsilon, classes, data_norm=1.0):
+    def __init__(
+        self,
+        n_features,
+        *,
+        epsilon,
+        classes=None,
+        data_norm=1.0,
+        y_bound=None,
+        feature_map=None,
+        feature_norm=None,
+        feature_map_config=None,
+        n_users=None,
+    ):
         if int(n_features) != n_features or n_features < 1:
             raise ValueError(f"n_features must be an integer >= 1, got {n_features!r}.")
         self.n_features = int(n_features)
@@ -364,14 +433,52 @@ class PrivUnitGRecordRandomizer(LocalRandomizer):
                 "(GaussianRecordRandomizer) there."
             )
         self.data_norm = check_bound(data_norm, name="data_norm")
-        classes = np.asarray(classes)
-        if classes.ndim != 1 or len(np.unique(classes)) != len(classes) or len(classes) < 2:
-            raise ValueError("classes must be at least two distinct labels.")
-        self.classes = np.sort(classes)
-        self.n_targets = 1 if len(self.classes) == 2 else len(self.classes)
-        self.pair_norm = float(np.hypot(self.data_norm, 1.0))
+        if (classes is None) == (y_bound is None):
+            raise ValueError(
+                "Give exactly one of classes (labels) and y_bound (regression)."
+            )
+        self.y_bound = None if y_bound is None else check_bound(y_bound, name="y_bound")
+        self.classes = None
+        if classes is not None:
+            classes = np.asarray(classes)
+            if (
+                classes.ndim != 1
+                or len(np.unique(classes)) != len(classes)
+                or len(classes) < 2
+            ):
+                raise ValueError("classes must be at least two distinct labels.")
+            self.classes = np.sort(classes)
+        if feature_map is not None and feature_norm is None:
+            raise ValueError("A feature_map needs a public feature_norm to clip to.")
+        self.feature_map = feature_map
+        self.feature_norm = (
+            self.data_norm
+            if feature_norm is None
+            else check_bound(feature_norm, name="feature_norm")
+        )
+        if feature_map is None and self.feature_norm != self.data_norm:
+            raise ValueError(
+                "feature_norm bounds the output of a feature_map; without one "
+                f"the features are clipped to data_norm={self.data_norm}, got "
+                f"feature_norm={feature_norm!r}."
+            )
+        if feature_map_config is None and hasattr(feature_map, "get_config"):
+            feature_map_config = feature_map.get_config()
+        self.feature_map_config = dict(feature_map_config or {})
+        self.n_users = None if n_users is None else int(n_users)
+        self.n_released = self._released_width()
+        if self.classes is not None:
+            self.n_targets = 1 if len(self.classes) == 2 else len(self.classes)
+            self.target_scale = 1.0
+            target_bound = 1.0
+        else:
+            self.n_targets = 1
+            # Derived in the docstring: the target as large as the features.
+            self.target_scale = self.feature_norm / self.y_bound
+            target_bound = self.feature_norm
+        self.pair_norm = float(np.hypot(self.feature_norm, target_bound))
         self.vector = PrivUnitGRandomizer(
-            self.n_features + self.n_targets,
+            self.n_released + self.n_targets,
             epsilon=epsilon,
             data_norm=self.pair_norm,
         )
@@ -379,36 +486,68 @@ class PrivUnitGRecordRandomizer(LocalRandomizer):
         self.delta = 0.0
         self.granularity = self.vector.granularity
         kappa = self.vector.second_moment_scale
-        self.sigma_x = self.sigma_y = self.pair_norm / float(np.sqrt(kappa))
+        self.sigma_x = self.pair_norm / float(np.sqrt(kappa))
+        self.sigma_y = self.sigma_x / self.target_scale
         self.report_scale = self.sigma_x / self.vector.scale
         self.first_moment_factor = float(np.sqrt(kappa)) / self.vector.first_moment_scale
-        self.feature_norm = self.data_norm
-        self.chunk_size = self.vector.chunk_size
+        self.chunk_size = chunk_rows(max(self.n_features, 4 * self.vector.n_dims))
+
+    def _released_width(self):
+        if self.feature_map is None:
+            return self.n_features
+        width = getattr(self.feature_map, "n_components", None)
+        if width is None:
+            # The map is public: its output width on a zero record is too.
+            width = np.asarray(self.feature_map(np.zeros((1, self.n_features)))).shape[1]
+        return int(width)
 
     def _config(self):
         vector = self.vector.get_config()
-        return {
-            "data_norm": self.data_norm,
-            "classes": self.classes.tolist(),
-            "pair_norm": self.pair_norm,
-            "budget_split": vector["budget_split"],
-            "mixture_weight": vector["mixture_weight"],
-            "cap_threshold": vector["cap_threshold"],
-            "sigma_x": self.sigma_x,
-            "sigma_y": self.sigma_y,
-            "report_scale": self.report_scale,
-            "first_moment_factor": self.first_moment_factor,
-        }
+        config = {"data_norm": self.data_norm}
+        if self.classes is not None:
+            config["classes"] = self.classes.tolist()
+        else:
+            config.update(y_bound=self.y_bound, target_scale=self.target_scale)
+        if self.feature_map is not None:
+            config["feature_norm"] = self.feature_norm
+        config.update(
+            pair_norm=self.pair_norm,
+            budget_split=vector["budget_split"],
+            mixture_weight=vector["mixture_weight"],
+            cap_threshold=vector["cap_threshold"],
+            sigma_x=self.sigma_x,
+            sigma_y=self.sigma_y,
+            report_scale=self.report_scale,
+            first_moment_factor=self.first_moment_factor,
+        )
+        if self.feature_map_config:
+            config["feature_map"] = self.feature_map_config
+        if self.n_users is not None:
+            config["n_users"] = self.n_users
+        return config
 
     def report_support(self):
         """The vector randomizer's: every lattice point of its window, for every input."""
         return self.vector.report_support()
 
+    def features(self, X):
+        """The clipped (and mapped) features a user stacks."""
+        return mapped_features(X, self.data_norm, self.feature_map, self.feature_norm)
+
+    def targets(self, y):
+        """The encoded target a user stacks: a unit code, or the scaled clipped ``y``."""
+        if self.classes is not None:
+            return encode_labels(y, self.classes)
+        clipped = clip_interval(
+            check_finite_array(y, name="y"), -self.y_bound, self.y_bound
+        )
+        return clipped * self.target_scale
+
     def pair(self, X, y):
-        """The stacked ``(clipped x, encoded label)`` a user randomizes."""
-        clipped = clip_to_ball(np.asarray(X, dtype=np.float64), self.data_norm)
-        labels = encode_labels(y, self.classes).reshape(len(clipped), self.n_targets)
-        return np.hstack([clipped, labels])
+        """The stacked ``(features, encoded target)`` a user randomizes."""
+        features = self.features(X)
+        targets = self.targets(y).reshape(len(features), self.n_targets)
+        return np.hstack([features, targets])
 
     def _randomize_chunk(self, X, y, source, public):
         return self.vector._randomize_chunk(self.pair(X, y), None, source, public)

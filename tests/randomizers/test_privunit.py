@@ -8,10 +8,14 @@ import pytest
 
 from sklearn_ldp.accounting import privunit_moment_variance
 from sklearn_ldp.aggregation import FoldedMoments
-from sklearn_ldp.aggregation._sufficient import PrivUnitFoldedGramSums
+from sklearn_ldp.aggregation._sufficient import (
+    PrivUnitFoldedGramSums,
+    PrivUnitFoldedReportSums,
+)
 from sklearn_ldp.randomizers import (
     PrivUnitGRandomizer,
     PrivUnitGRecordRandomizer,
+    RandomProjection,
     Reports,
 )
 from sklearn_ldp.utils import audit_randomizer
@@ -213,3 +217,111 @@ def test_pair_reports_validate_and_refuse_bad_parameters():
         PrivUnitGRecordRandomizer(3, epsilon=100.0, classes=[0, 1])
     with pytest.raises(ValueError, match="classes"):
         PrivUnitGRecordRandomizer(3, epsilon=1.0, classes=[0])
+
+
+# -- the pair report with a regression target (SparseLDPRegressor) ------------
+
+
+def _regression_pair(n_features, epsilon, **params):
+    return PrivUnitGRecordRandomizer(
+        n_features, epsilon=epsilon, data_norm=2.0, y_bound=3.0, **params
+    )
+
+
+@pytest.mark.parametrize(
+    "epsilon,projected", [(1.0, False), (4.0, True)], ids=["identity", "projected"]
+)
+def test_regression_pair_gives_unbiased_gaussian_equivalent_moments(
+    epsilon, projected
+):
+    # Through the server's aggregate (PrivUnitFoldedReportSums), the second
+    # moments of (phi, y) debias as a Gaussian release of noise sigma_x on
+    # the features and sigma_y on y would, the first moments are unbiased.
+    d = 4
+    params = {}
+    if projected:
+        params = {
+            "feature_map": RandomProjection(d, 2, kind="gaussian", seed=3),
+            "feature_norm": 1.5,
+        }
+    rand = _regression_pair(d, epsilon, **params)
+    m = rand.n_released
+    n = 200_000
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.9, 0.9, (n, d)) + 0.2
+    y = 2.5 * X[:, 0] - X[:, 1] + 0.5 * rng.standard_normal(n)  # some beyond 3
+    reports = rand.randomize(X, y, random_state=1)
+    sums = PrivUnitFoldedReportSums(
+        5,
+        m,
+        report_scale=rand.report_scale,
+        first_moment_factor=rand.first_moment_factor,
+        target_scale=rand.target_scale,
+    )
+    sums.update(reports, np.arange(n))
+    total = sums.moment_statistics().total()
+    phi = rand.features(X)
+    target = np.clip(y, -3.0, 3.0)
+    # Per-user pseudo-reports in the units of (phi, y): their per-user
+    # products give the standard errors of the sums.
+    z = rand.report_scale * reports["x"][:, :m]
+    v = rand.report_scale * reports["x"][:, m] / rand.target_scale
+
+    def check(per_user, estimate, truth):
+        se = per_user.std(axis=0, ddof=1) / np.sqrt(n)
+        assert np.all(np.abs(estimate - truth) <= Z * se), (estimate, truth, se)
+
+    gram = total.gram[:m, :m] / n - rand.sigma_x**2 * np.eye(m)
+    check(np.einsum("ni,nj->nij", z, z), gram, phi.T @ phi / n)
+    check(z * v[:, None], total.moment[:m] / n, phi.T @ target / n)
+    check(rand.first_moment_factor * z, total.gram[:m, m] / n, phi.mean(axis=0))
+    check(rand.first_moment_factor * v, total.moment[m] / n, target.mean())
+    square = sums.moment_statistics().square_sums.sum() / n - rand.sigma_y**2
+    check(v**2, square, np.mean(target**2))
+    assert total.n == n
+    # The Gaussian-equivalent noise: sigma_y / y_bound = sigma_x / feature_norm.
+    assert rand.sigma_y / 3.0 == pytest.approx(rand.sigma_x / rand.feature_norm)
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 2.0])
+def test_regression_pair_privacy_audit(epsilon, privunit_pair_statistic):
+    # Features far outside the ball and targets beyond y_bound (clipped),
+    # in opposite directions.
+    rand = _regression_pair(2, epsilon)
+    a, b = ([50.0, 0.0], 40.0), ([-50.0, 0.0], -40.0)
+    statistic = privunit_pair_statistic(rand, a, b)
+    result = audit_randomizer(rand, a, b, statistic=statistic)
+    assert result.passed
+    assert result.epsilon_lower_bound > 0.5 * epsilon
+    understated = audit_randomizer(
+        rand, a, b, epsilon=0.6 * epsilon, statistic=statistic
+    )
+    assert not understated.passed
+
+
+def test_regression_pair_reports_validate_and_refuse_bad_parameters():
+    projection = RandomProjection(5, 3, kind="gaussian", seed=0)
+    rand = _regression_pair(5, 2.0, feature_map=projection, feature_norm=1.0)
+    X = np.random.default_rng(0).standard_normal((2_000, 5)) * 3.0  # clipped
+    reports = rand.randomize(X, np.linspace(-9, 9, 2_000))
+    assert reports["x"].shape == (2_000, 3 + 1 + 1)
+    assert rand.validate_reports(reports)[0].all()
+    config = reports.config
+    assert config["delta"] == 0.0 and config["y_bound"] == 3.0
+    assert "classes" not in config and config["feature_map"]["seed"] == 0
+    assert config["target_scale"] == rand.target_scale == 1.0 / 3.0
+    assert rand.pair_norm == pytest.approx(np.sqrt(2.0))
+    with pytest.raises(ValueError, match="epsilon"):
+        _regression_pair(3, 0.01)
+    with pytest.raises(ValueError, match="epsilon"):
+        _regression_pair(3, 100.0)
+    with pytest.raises(ValueError, match="exactly one of classes"):
+        PrivUnitGRecordRandomizer(3, epsilon=1.0)
+    with pytest.raises(ValueError, match="exactly one of classes"):
+        PrivUnitGRecordRandomizer(3, epsilon=1.0, classes=[0, 1], y_bound=1.0)
+    with pytest.raises(ValueError, match="feature_norm"):
+        _regression_pair(3, 1.0, feature_map=projection)
+    with pytest.raises(ValueError, match="feature_norm"):
+        _regression_pair(3, 1.0, feature_norm=1.0)
+    with pytest.raises(ValueError, match="NaN"):
+        rand.randomize(X[:2], np.array([0.0, np.nan]))

@@ -129,10 +129,24 @@ def _estimator_randomizer(cls):
     return randomizer, X, y
 
 
+#: Further configurations of an exported record randomizer: (factory, records).
+RECORD_VARIANTS = {
+    "PrivUnitGRecordRandomizer(y_bound, feature_map)": (
+        lambda: randomizers.PrivUnitGRecordRandomizer(
+            3,
+            epsilon=1.0,
+            y_bound=1.0,
+            feature_map=randomizers.RandomProjection(3, 2, kind="gaussian", seed=0),
+            feature_norm=1.0,
+        ),
+        lambda: _records(3),
+    ),
+}
+
 CASES = {
     **{
         name: lambda f=f, r=r: (f(), *r())
-        for name, (f, r) in RECORD_RANDOMIZERS.items()
+        for name, (f, r) in {**RECORD_RANDOMIZERS, **RECORD_VARIANTS}.items()
     },
     **{
         f"{cls.__name__}.make_randomizer": lambda cls=cls: _estimator_randomizer(cls)
