@@ -275,30 +275,39 @@ class GaussianLeastSquares:
 
 
 class PrivUnitLeastSquares(GaussianLeastSquares):
-    """:class:`GaussianLeastSquares` on PrivUnitG pair reports, binary labels.
+    """:class:`GaussianLeastSquares` on PrivUnitG pair reports.
 
     Users send the reports ``GLMLDPClassifier`` and ``HingeLDPClassifier``
-    collect by default
+    (binary labels, ``classes``) and ``SparseLDPRegressor`` with the
+    identity projection (a target in ``[-y_bound, y_bound]``, ``classes``
+    None) collect by default
     (:class:`~sklearn_ldp.randomizers.PrivUnitGRecordRandomizer`, pure
     epsilon); the server reads them as Gaussian reports of noise
-    ``sigma_x`` (``report_scale`` times the pair's columns) with the first
-    moments multiplied by ``first_moment_factor``, and solves the same
-    debiased ridge least squares: the "debiased least squares on the same
-    reports" of those estimators' default.
+    ``sigma_x`` (``report_scale`` times the pair's columns, the target
+    divided by its public ``target_scale``) with the first moments
+    multiplied by ``first_moment_factor``, and solves the same debiased
+    ridge least squares: the "debiased least squares on the same reports"
+    of those estimators' default.
     """
 
     def partial_fit(self, X, y):
         if self._stats is None:
+            target = (
+                {"y_bound": self.randomizer_params.get("y_bound", 1.0)}
+                if self.classes is None
+                else {"classes": list(self.classes)}
+            )
             self.randomizer_ = PrivUnitGRecordRandomizer(
                 X.shape[1],
                 epsilon=self.epsilon,
-                classes=list(self.classes),
                 data_norm=self.randomizer_params.get("data_norm", 1.0),
+                **target,
             )
             self._stats = SufficientStatistics(X.shape[1] + 1)
         reports = self.randomizer_.randomize(X, y, random_state=self._rng)
         pair = self.randomizer_.report_scale * reports["x"]
-        z, t = pair[:, : X.shape[1]], pair[:, X.shape[1]]
+        z = pair[:, : X.shape[1]]
+        t = pair[:, X.shape[1]] / self.randomizer_.target_scale
         self._stats.update(np.hstack([z, np.ones((len(z), 1))]), t)
         return self._solve()
 

@@ -13,9 +13,10 @@ be at most half the best baseline's gap. For every population and seed
   ``KernelRidgeLDP``'s populations also its benchmark's naive RFF + RidgeCV
   pipeline), ``debiased LS`` (debiased least squares on the same kind of
   reports, one-vs-rest for several classes), for the classification
-  populations ``debiased LS (PrivUnitG)`` (the same on the PrivUnitG pair
-  reports ``GLMLDPClassifier`` and ``HingeLDPClassifier`` collect by
-  default: their own reports) and ``trivial`` (the majority class / the
+  populations and ``SparseLDPRegressor``'s ``debiased LS (PrivUnitG)``
+  (the same on the PrivUnitG pair reports ``GLMLDPClassifier``,
+  ``HingeLDPClassifier`` and ``SparseLDPRegressor`` collect by default:
+  their own reports) and ``trivial`` (the majority class / the
   mean of y of the training users);
 - the estimators at their library defaults, with the public parameters
   their own benchmarks pass (bounds, ``l1_radius``).
@@ -311,6 +312,15 @@ def regression_draw(population, n, seed, names):
     record(
         "debiased LS", lambda: GaussianLeastSquares(EPSILON, seed, **bounds).fit(X, y)
     )
+    if "SparseLDPRegressor" in names:
+        # Least squares on the PrivUnitG pair reports SparseLDPRegressor
+        # collects by default (the identity projection at these d).
+        record(
+            PRIVUNIT_LS,
+            lambda: PrivUnitLeastSquares(
+                EPSILON, seed, data_norm=population.data_norm, y_bound=1.0
+            ).fit(X, y),
+        )
     if "KernelRidgeLDP" in names:
         record(RFF, lambda: rff_ridge(population, seed).fit(X, y))
         record(
@@ -361,8 +371,9 @@ def ratio_se(numerator, denominator):
 
 
 #: Estimators whose default report is the PrivUnitG pair report: their
-#: ``ratio (own reports)`` compares with least squares on those reports.
-PRIVUNIT_DEFAULT = ("GLMLDPClassifier", "HingeLDPClassifier")
+#: ``ratio (own reports)`` compares with least squares on those reports
+#: (SparseLDPRegressor: the identity projection these populations get).
+PRIVUNIT_DEFAULT = ("GLMLDPClassifier", "HingeLDPClassifier", "SparseLDPRegressor")
 
 
 def cell(population, metric, name, draws):
