@@ -41,7 +41,9 @@ from sklearn.utils import gen_batches
 from benchmarks._baselines import (
     DELTA,
     DELTA_NOTE,
+    PRIVUNIT_LS,
     GaussianLeastSquares,
+    PrivUnitLeastSquares,
     naive_gaussian_mean,
     nonprivate,
 )
@@ -61,7 +63,7 @@ REGRESSION_REPEATS = 3
 #: baseline and of the trivial predictor (the "check" column).
 CHECK_STD_ERRORS = 2.0
 #: Baselines the default is checked against.
-BASELINES = ("noisy mean", "naive OLS", "debiased LS")
+BASELINES = ("noisy mean", "naive OLS", "debiased LS", PRIVUNIT_LS)
 DEFAULT = "SparseLDPRegressor"
 #: Users per batch for the streaming baselines (bounded memory at n = 1e6).
 BATCH = 100_000
@@ -91,17 +93,19 @@ def regressor(population, **params):
     return fit
 
 
-def least_squares(population, debias):
-    """Gaussian reports of (x, y), streamed in batches (memory O(d^2))."""
+def least_squares(population, debias, privunit=False):
+    """Gaussian reports of (x, y) (``privunit``: the PrivUnitG pair reports
+    the default collects, the features unprojected), streamed in batches
+    (memory O(d^2))."""
 
     def fit(data, epsilon, seed):
-        model = GaussianLeastSquares(
-            epsilon,
-            seed,
-            debias=debias,
-            delta=DELTA,
-            data_norm=population.data_norm,
-            y_bound=population.y_bound,
+        bounds = {"data_norm": population.data_norm, "y_bound": population.y_bound}
+        model = (
+            PrivUnitLeastSquares(epsilon, seed, **bounds)
+            if privunit
+            else GaussianLeastSquares(
+                epsilon, seed, debias=debias, delta=DELTA, **bounds
+            )
         )
         for rows in gen_batches(data.n, BATCH):
             model.partial_fit(data.X[rows], data.y[rows])
@@ -142,6 +146,7 @@ def regression_methods(population, quick=False):
         Method("noisy mean", noisy_mean(population), "baseline"),
         Method("naive OLS", least_squares(population, False), "baseline"),
         Method("debiased LS", least_squares(population, True), "baseline"),
+        Method(PRIVUNIT_LS, least_squares(population, True, privunit=True), "baseline"),
     ]
 
 
@@ -352,13 +357,14 @@ Populations (||x|| <= data_norm and |y| <= 1 are public; l1_radius = ||w*||_1
 
 Columns: `{DEFAULT}` = library default (projection='auto': the identity
 when n_components = ceil(sqrt(n eps^2 log d)) reaches d, else Gaussian; joint
-analytic calibration; the l1 radius among l1_radius * 2^-k, k = 0..7 (a
+one pure-epsilon PrivUnitG report of the pair (projected features, scaled
+y) by default, mechanism='auto'; the l1 radius among l1_radius * 2^-k, k = 0..7 (a
 declared radius; 'auto': 2^k, k = -7..3, 2 preferred), each
 with a ridge of 1 and 3 times sigma_x^2 sqrt(m / n) (the largest radius also
 10 and 30 times), and the fallback to the noisy mean of y, chosen by 5-fold
 held-out squared risk on the reports; below the public population
 min_users_for_a_model, n <= (sigma_x sigma_y / (B y_bound))^2 of the joint
-release, users send y alone through TargetMeanRandomizer and the server
+report, users send y alone through TargetMeanRandomizer and the server
 returns the mean of its unbiased estimates: m = 0 below); `paper` = calibration='paper'
 (Gaussian projection as printed, eps/2 and delta/2 per part, classic
 formula; the same report-only choice);
@@ -367,7 +373,10 @@ clean training y (non-private); `noisy mean` = the mean of the noisy y of the
 naive baseline's reports (the private trivial predictor); `naive OLS` =
 GaussianLeastSquares (debias=False): OLS on Gaussian reports of (x, y) at
 the same (eps, delta); `debiased LS` =
-GaussianLeastSquares(debias=True) on the same reports.
+GaussianLeastSquares(debias=True) on the same reports; `{PRIVUNIT_LS}` =
+the same debiased least squares on PrivUnitG pair reports of (x, y) at the
+same epsilon (PrivUnitLeastSquares: the default's kind of report, on the
+unprojected features).
 {components_line(table, (DEFAULT, "paper"))}
 
 Fraction of draws in which `{DEFAULT}` fell back to the constant:
