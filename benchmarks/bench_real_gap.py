@@ -293,6 +293,43 @@ def r2(model, X_test, y_test):
     return float(r2_score(y_test, model.predict(X_test)))
 
 
+def estimators_draw(population, n, seed, names, metric):
+    """The estimators ``names`` (and their oracles) alone on one draw.
+
+    ``--estimators``: after a change to those estimators only, their
+    entries of a saved draw are replaced (the references and baselines of
+    the same draw do not depend on them).
+    """
+    X, y, X_test, y_test = population.train_test(n, seed)
+    classes = np.unique(y) if metric == "accuracy" else None
+    out, seconds = {}, {}
+    for name in names:
+        model, seconds[name], _ = timed(
+            lambda name=name: estimator(name, population, seed).fit(X, y)
+        )
+        out[name] = (
+            float(model.score(X_test, y_test))
+            if classes is not None
+            else r2(model, X_test, y_test)
+        )
+        chose(out, name, model)
+    _, seconds["oracles"], _ = timed(
+        oracles, out, population, names, X, y, X_test, y_test, seed, classes
+    )
+    return out, seconds
+
+
+def _replace_estimators(kept_draw, fresh, names):
+    """``kept_draw`` (out, seconds) with the entries of ``names`` from ``fresh``."""
+    out, seconds = dict(kept_draw[0]), dict(kept_draw[1])
+    for key in list(out):
+        if key.split(" | ")[0] in names or key in {f"{n} chose" for n in names}:
+            del out[key]
+    out.update(fresh[0])
+    seconds.update({k: v for k, v in fresh[1].items() if k in names})
+    return out, seconds
+
+
 def regression_draw(population, n, seed, names):
     """Held-out R^2 of the references, the baselines and the estimators."""
     X, y, X_test, y_test = population.train_test(n, seed)
@@ -634,6 +671,9 @@ def real_gap(run):
     count = getattr(run.options, "seeds", None) or grid["seeds"]
     n, seeds = grid["n"], [run.seed + k for k in range(count)]
     only = getattr(run.options, "populations", None)
+    estimators = getattr(run.options, "estimators", None)
+    if estimators and not only:
+        raise SystemExit("--estimators needs --populations (whose saved draws to update)")
     if getattr(run.options, "from_draws", False):
         only = ()  # re-run nothing: the page from the saved draws
     # Every draw is kept (docs/benchmarks/real_gap_draws.json): a run with
@@ -659,6 +699,18 @@ def real_gap(run):
                 print(f"{name}: no saved draws, left out of the page", flush=True)
                 continue
             here = sorted(kept[name])
+        elif estimators:
+            here = sorted(kept[name])
+            for seed in here:
+                fresh = estimators_draw(
+                    population, n, seed, [e for e in names if e in estimators], metric
+                )
+                kept[name][seed] = _replace_estimators(
+                    kept[name][seed], fresh, estimators
+                )
+                print(name, seed, *fresh, flush=True)
+                if run.save:
+                    _save_draws(cache, kept)
         else:
             here, kept[name] = seeds, {}
             for seed in seeds:
@@ -894,8 +946,9 @@ Shared 2-core machine (another benchmark running): times are noisy.
 Command: `OMP_NUM_THREADS=1 nice -n 5 {run.command}` (`--seeds K` for K draws per
 population; `--from-draws` writes the page from the saved draws alone;
 `--populations P ...` re-runs those populations and reads the others' last
-draws from `real_gap_draws.json`; the seeds of each population are listed
-above)."""
+draws from `real_gap_draws.json`, with `--estimators E ...` only those
+estimators on the saved draws of those populations; the seeds of each
+population are listed above)."""
 
 
 SPEC = Benchmark(
@@ -915,6 +968,15 @@ SPEC = Benchmark(
                 "choices": [*CLASSIFICATION, *REGRESSION],
                 "help": "re-run these populations only; the others' draws are "
                 "read from docs/benchmarks/real_gap_draws.json",
+            },
+        ),
+        (
+            "--estimators",
+            {
+                "nargs": "+",
+                "help": "with --populations: re-run only these estimators on "
+                "the saved draws of those populations (same seeds) and keep "
+                "everything else of each draw",
             },
         ),
         (
