@@ -7,8 +7,8 @@ over 3 draws (data and noise seeds), for
 
 - ``SparseLDPRegressor``: the library default (``projection='auto'``: the
   identity when ``n_components`` reaches ``d``, else a Gaussian projection;
-  joint analytic calibration; l1 radius and constant fallback chosen from
-  the reports);
+  one PrivUnitG report of the pair, ``mechanism='auto'``; l1 radius and
+  constant fallback chosen from the reports);
 - ``paper``: ``calibration='paper'`` (Gaussian projection as printed,
   ``epsilon/2, delta/2`` per part with the classic formula);
 - ``LinearRegression`` (non-private) and ``trivial`` (the mean of the clean
@@ -351,14 +351,14 @@ Populations (||x|| <= data_norm and |y| <= 1 are public; l1_radius = ||w*||_1
 {describe(run.grid.populations)}
 
 Columns: `{DEFAULT}` = library default (projection='auto': the identity
-when n_components = ceil(sqrt(n eps^2 log d)) reaches d, else Gaussian; joint
-analytic calibration; the l1 radius among l1_radius * 2^-k, k = 0..7 (a
+when n_components = ceil(sqrt(n eps^2 log d)) reaches d, else Gaussian; one
+PrivUnitG report of the pair (mechanism='auto'); the l1 radius among l1_radius * 2^-k, k = 0..7 (a
 declared radius; 'auto': 2^k, k = -7..3, 2 preferred), each
 with a ridge of 1 and 3 times sigma_x^2 sqrt(m / n) (the largest radius also
 10 and 30 times), and the fallback to the noisy mean of y, chosen by 5-fold
 held-out squared risk on the reports; below the public population
 min_users_for_a_model, n <= (sigma_x sigma_y / (B y_bound))^2 of the joint
-release, users send y alone through TargetMeanRandomizer and the server
+report, users send y alone through TargetMeanRandomizer and the server
 returns the mean of its unbiased estimates: m = 0 below); `paper` = calibration='paper'
 (Gaussian projection as printed, eps/2 and delta/2 per part, classic
 formula; the same report-only choice);
