@@ -7,8 +7,8 @@ over 3 draws (data and noise seeds), for
 
 - ``SparseLDPRegressor``: the library default (``projection='auto'``: the
   identity when ``n_components`` reaches ``d``, else a Gaussian projection;
-  joint analytic calibration; l1 radius and constant fallback chosen from
-  the reports);
+  one PrivUnitG report of the pair, ``mechanism='auto'``; l1 radius and
+  constant fallback chosen from the reports);
 - ``paper``: ``calibration='paper'`` (Gaussian projection as printed,
   ``epsilon/2, delta/2`` per part with the classic formula);
 - ``LinearRegression`` (non-private) and ``trivial`` (the mean of the clean
@@ -18,7 +18,10 @@ over 3 draws (data and noise seeds), for
   knows it;
 - ``naive OLS``: ``GaussianLeastSquares(debias=False)``, ordinary least
   squares on Gaussian reports of ``(x, y)`` at the same (epsilon, delta);
-- ``debiased LS``: ``GaussianLeastSquares(debias=True)`` on the same reports.
+- ``debiased LS``: ``GaussianLeastSquares(debias=True)`` on the same reports;
+- ``debiased LS (PrivUnitG)``: ``PrivUnitLeastSquares``, the same debiased
+  least squares on PrivUnitG pair reports of ``(x, y)`` (the default's kind
+  of report, unprojected).
 
 Mean (``sparse_mean_100d``, ``sparse_mean_10000d``): l2 distance of the
 estimate to the population mean, for the default ``SparseLDPMeanEstimator``,
@@ -356,9 +359,9 @@ Populations (||x|| <= data_norm and |y| <= 1 are public; l1_radius = ||w*||_1
 {describe(run.grid.populations)}
 
 Columns: `{DEFAULT}` = library default (projection='auto': the identity
-when n_components = ceil(sqrt(n eps^2 log d)) reaches d, else Gaussian; joint
-one pure-epsilon PrivUnitG report of the pair (projected features, scaled
-y) by default, mechanism='auto'; the l1 radius among l1_radius * 2^-k, k = 0..7 (a
+when n_components = ceil(sqrt(n eps^2 log d)) reaches d, else Gaussian; one
+pure-epsilon PrivUnitG report of the pair (projected features, scaled y) by
+default, mechanism='auto'; the l1 radius among l1_radius * 2^-k, k = 0..7 (a
 declared radius; 'auto': 2^k, k = -7..3, 2 preferred), each
 with a ridge of 1 and 3 times sigma_x^2 sqrt(m / n) (the largest radius also
 10 and 30 times), and the fallback to the noisy mean of y, chosen by 5-fold

@@ -81,10 +81,12 @@ Each check prints its numbers (mean ± standard error over seeds):
     chosen candidate's held-out risk (quoted on the sparse page).
 ``sparse-mechanism POPULATION N EPS SEED[,SEED...] [MECHANISM ...]``
     ``SparseLDPRegressor`` (as ``sparse-radius`` fits it, ``l1_radius =
-    'auto'``) with each ``mechanism`` (default ``gaussian privunit``): the
-    held-out R^2 per draw and over the seeds, the noise ``sigma_x`` of
-    the features, the chosen radius, and the non-private least squares'
-    R^2 (quoted on the sparse page).
+    'auto'``) or, on a classification population, ``SparseLDPClassifier``
+    (as ``bench_real_gap`` fits it) with each ``mechanism`` (default
+    ``gaussian privunit``): the held-out R^2 (accuracy) per draw and over
+    the seeds, the noise ``sigma_x`` of the features, the chosen radius,
+    and the non-private least squares' R^2 (logistic regression's
+    accuracy) (quoted on the sparse pages).
 ``sparse-signal POPULATION N EPS SEED[,SEED...]``
     Per draw, the standardized cross-moment coordinates of the sparse
     regressor's reports: the largest, the chi-square p-value on all of
@@ -135,6 +137,7 @@ from sklearn_ldp import (
     DPSVRGClassifier,
     FrequencyLDP,
     KWayMarginalsLDP,
+    SparseLDPClassifier,
     SparseLDPRegressor,
 )
 from sklearn_ldp.aggregation import predicted_table_error, project_simplex
@@ -396,30 +399,43 @@ def sparse_radius(population, n, epsilon, radii, seeds):
 
 
 def sparse_mechanism(population, n, epsilon, seeds, mechanisms):
-    """``SparseLDPRegressor`` with each ``mechanism``: held-out R^2 over ``seeds``."""
+    """The sparse estimator of the task with each ``mechanism``, over ``seeds``."""
     from sklearn.linear_model import LinearRegression
-    from sklearn.metrics import r2_score
+
+    from benchmarks.bench_real_gap import SPARSE_CLASSIFIER_L1_RADIUS
 
     users = POPULATIONS[population]
+    classify = users.task == "classification"
+    metric = "accuracy" if classify else "R^2"
     scores = {mechanism: [] for mechanism in mechanisms}
     exact = []
     for seed in seeds:
         X, y, X_test, y_test = users.train_test(n, seed)
-        exact.append(r2_score(y_test, LinearRegression().fit(X, y).predict(X_test)))
+        reference = LogisticRegression() if classify else LinearRegression()
+        exact.append(reference.fit(X, y).score(X_test, y_test))
         for mechanism in mechanisms:
             start = time.perf_counter()
-            model = _sparse_regressor(users, epsilon, seed, "auto")
+            if classify:
+                model = SparseLDPClassifier(
+                    epsilon=epsilon,
+                    delta=DELTA,
+                    l1_radius=SPARSE_CLASSIFIER_L1_RADIUS,
+                    random_state=seed,
+                )
+            else:
+                model = _sparse_regressor(users, epsilon, seed, "auto")
             model.set_params(mechanism=mechanism).fit(X, y)
-            scores[mechanism].append(r2_score(y_test, model.predict(X_test)))
+            scores[mechanism].append(model.score(X_test, y_test))
+            radius = model.selected_params_ if classify else model.l1_radius_
             print(
-                f"seed {seed} {mechanism}: R^2 {scores[mechanism][-1]:.3f}, "
-                f"sigma_x {model.noise_scale_:.3f}, radius {model.l1_radius_:g}, "
+                f"seed {seed} {mechanism}: {metric} {scores[mechanism][-1]:.3f}, "
+                f"sigma_x {model.noise_scale_:.3f}, {radius}, "
                 f"{model.selected_model_}, {time.perf_counter() - start:.0f} s",
                 flush=True,
             )
-    print(f"non-private least squares: held-out R^2 {_mean_se(exact)}")
+    print(f"non-private {type(reference).__name__}: held-out {metric} {_mean_se(exact)}")
     for mechanism, values in scores.items():
-        print(f"mechanism={mechanism!r}: held-out R^2 {_mean_se(values)}")
+        print(f"mechanism={mechanism!r}: held-out {metric} {_mean_se(values)}")
 
 
 def sparse_signal(population, n, epsilon, seeds):

@@ -4,7 +4,9 @@ Each user projects its clipped record with a public random matrix
 ``Phi^T`` (``d -> m``, ``m << d``), clips the result, adds Gaussian noise and
 sends the ``m`` numbers (plus a noisy target for regression): a
 :class:`~sklearn_ldp.randomizers.GaussianRecordRandomizer` whose feature map
-is a :class:`~sklearn_ldp.randomizers.RandomProjection`. Because the noise
+is a :class:`~sklearn_ldp.randomizers.RandomProjection` (for the regressor,
+by default, one PrivUnitG report of the projected features and the target
+instead: :class:`~sklearn_ldp.randomizers.PrivUnitGRecordRandomizer`). Because the noise
 lives in ``m`` dimensions instead of ``d``, the error grows with ``log d``
 instead of ``d`` when the target (a regression vector or a mean) is
 l1-bounded. The server keeps only sufficient statistics, accumulated in one

@@ -254,9 +254,11 @@ def test_privunit_reports_fit_from_a_stream_and_predict_well():
     assert whole.privacy_delta_ == 0.0 and whole.selected_model_ == "model"
     assert whole.noise_scale_ == pytest.approx(reports.config["sigma_x"])
     gaussian = SparseLDPRegressor(**params, mechanism="gaussian").fit(X, y)
-    # Measured on these draws: held-out R^2 0.56 against 0.24 (noise 0.87
-    # against 3.67 per number); each fit's R^2 has standard error about 0.05.
-    assert whole.score(X_test, y_test) > gaussian.score(X_test, y_test)
+    # Measured on these draws: held-out R^2 0.232 against 0.000 (noise 0.87
+    # against 3.67 per number: the Gaussian reports' server kept the
+    # constant). On the same 20,000 test users.
+    assert gaussian.selected_model_ == "constant"
+    assert whole.score(X_test, y_test) > gaussian.score(X_test, y_test) + 0.1
 
 
 def test_privunit_default_sends_y_alone_below_its_own_threshold():

@@ -344,7 +344,7 @@ class PrivUnitGRecordRandomizer(LocalRandomizer):
     ||w||^2``) prefers a smaller ``rho``, but with ``||w||_2`` at its
     largest plausible value ``y_bound / feature_norm`` the optimum is
     ``rho^2 = 1/2`` and ``rho = 1`` costs 19% more variance there (8 against
-    6.75 in units of ``(y_bound feature_norm / kappa)^2``), against 12% the
+    6.75 in units of ``(y_bound feature_norm / kappa)^2``), against 12.5% the
     other way for ``w = 0``. It is also the Gaussian release's split
     (``y_noise_ratio=1``: ``sigma_x / feature_norm = sigma_y / y_bound``).
 
