@@ -15,9 +15,9 @@ be at most half the best baseline's gap. For every population and seed
   reports, one-vs-rest for several classes), for the classification
   populations and ``SparseLDPRegressor``'s ``debiased LS (PrivUnitG)``
   (the same on the PrivUnitG pair reports ``GLMLDPClassifier``,
-  ``HingeLDPClassifier`` and ``SparseLDPRegressor`` collect by default:
-  their own reports) and ``trivial`` (the majority class / the
-  mean of y of the training users);
+  ``HingeLDPClassifier``, ``SparseLDPClassifier`` and
+  ``SparseLDPRegressor`` collect by default: their own reports) and
+  ``trivial`` (the majority class / the mean of y of the training users);
 - the estimators at their library defaults, with the public parameters
   their own benchmarks pass (bounds, ``l1_radius``).
 
@@ -409,8 +409,13 @@ def ratio_se(numerator, denominator):
 
 #: Estimators whose default report is the PrivUnitG pair report: their
 #: ``ratio (own reports)`` compares with least squares on those reports
-#: (SparseLDPRegressor: the identity projection these populations get).
-PRIVUNIT_DEFAULT = ("GLMLDPClassifier", "HingeLDPClassifier", "SparseLDPRegressor")
+#: (the sparse estimators: the identity projection these populations get).
+PRIVUNIT_DEFAULT = (
+    "GLMLDPClassifier",
+    "HingeLDPClassifier",
+    "SparseLDPClassifier",
+    "SparseLDPRegressor",
+)
 
 
 def cell(population, metric, name, draws):
