@@ -132,7 +132,7 @@ JOINT_REPORTS = {
     # Below the threshold the classifiers' users send the label alone.
     sklearn_ldp.GLMLDPClassifier: {"selection": None, "mechanism": "gaussian"},
     sklearn_ldp.HingeLDPClassifier: {"selection": None, "mechanism": "gaussian"},
-    sklearn_ldp.SparseLDPClassifier: {"n_components": 3},
+    sklearn_ldp.SparseLDPClassifier: {"n_components": 3, "mechanism": "gaussian"},
 }
 
 
