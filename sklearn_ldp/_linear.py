@@ -59,6 +59,37 @@ RADIUS_FACTORS = (1.0, 4.0, 16.0, 64.0)
 SIGNAL_LEVEL = 0.2
 #: The joint report's mechanisms (``mechanism``; ``'auto'`` picks one).
 JOINT_MECHANISMS = ("auto", "gaussian", "privunit")
+
+
+def choose_pair_mechanism(mechanism, epsilon, delta, n_numbers, *, unsupported=None):
+    """``'privunit'`` or ``'gaussian'``: the report of a moments server's pair.
+
+    ``mechanism`` is the estimator's parameter (:data:`JOINT_MECHANISMS`);
+    ``n_numbers`` the released pair's length (features and target
+    columns); ``unsupported`` None when the server reads only the first and
+    second moments of the pair, else the message of the error
+    ``mechanism='privunit'`` raises (that configuration keeps the Gaussian
+    release). ``'auto'`` takes PrivUnitG
+    (:class:`~sklearn_ldp.randomizers.PrivUnitGRecordRandomizer`) when
+    epsilon is in ``PRIVUNIT_EPSILON_RANGE`` and
+    :func:`~sklearn_ldp.accounting.best_moment_mechanism` predicts a
+    smaller worst-case second-moment variance per user for it than for the
+    analytic Gaussian at ``delta``. Public quantities only, before anyone
+    reports.
+    """
+    if mechanism == "gaussian":
+        return "gaussian"
+    if unsupported is not None:
+        if mechanism == "privunit":
+            raise ValueError(unsupported)
+        return "gaussian"
+    if mechanism == "privunit":
+        return "privunit"
+    low, high = PRIVUNIT_EPSILON_RANGE
+    if not low <= epsilon <= high:
+        return "gaussian"
+    name, _ = best_moment_mechanism(n_numbers, epsilon, delta)
+    return "privunit" if name == "privunit_gaussian" else "gaussian"
 #: About how many numbers one block of the multi-pass server holds per array.
 BLOCK_VALUES = 2**20
 
@@ -289,27 +320,21 @@ class PolynomialOracleClassifierMixin:
         to 400); the Gaussian release otherwise. A choice from public
         quantities only, made before anyone reports.
         """
-        if self.mechanism == "gaussian":
-            return "gaussian"
-        if not self._reports_feed_moments():
-            if self.mechanism == "privunit":
-                raise ValueError(
-                    "mechanism='privunit' needs a server that uses only the first "
-                    "and second moments of the reports: calibration='analytic', "
-                    "degree=1 and solver='gd' (the defaults); this configuration's "
-                    "server evaluates polynomials of the Gaussian reports."
-                )
-            return "gaussian"
-        if self.mechanism == "privunit":
-            return "privunit"
-        low, high = PRIVUNIT_EPSILON_RANGE
-        if not low <= self.epsilon <= high:
-            return "gaussian"
         n_targets = 1 if len(classes) == 2 else len(classes)
-        name, _ = best_moment_mechanism(
-            n_features + n_targets, self.epsilon, self.delta
+        return choose_pair_mechanism(
+            self.mechanism,
+            self.epsilon,
+            self.delta,
+            n_features + n_targets,
+            unsupported=None
+            if self._reports_feed_moments()
+            else (
+                "mechanism='privunit' needs a server that uses only the first "
+                "and second moments of the reports: calibration='analytic', "
+                "degree=1 and solver='gd' (the defaults); this configuration's "
+                "server evaluates polynomials of the Gaussian reports."
+            ),
         )
-        return "privunit" if name == "privunit_gaussian" else "gaussian"
 
     def _joint_randomizer(self, n_features, classes):
         """One report of ``(x, label)`` per user, by :meth:`_joint_mechanism`."""

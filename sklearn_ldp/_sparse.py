@@ -34,8 +34,11 @@ from ._base import (
     ldp_tags,
     warn_if_large_delta,
 )
-from ._linear import JOINT_MECHANISMS, LinearRegressorOutputMixin
-from .accounting import best_moment_mechanism
+from ._linear import (
+    JOINT_MECHANISMS,
+    LinearRegressorOutputMixin,
+    choose_pair_mechanism,
+)
 from .aggregation import (
     Candidate,
     basis_pursuit,
@@ -60,7 +63,6 @@ from .randomizers import (
     check_client_random_state,
 )
 from .randomizers._feature_maps import PROJECTIONS
-from .randomizers._privunit import PRIVUNIT_EPSILON_RANGE
 from .randomizers._target_mean import min_users_for_a_model
 
 #: Tag of the public projection seed derived from an integer ``random_state``
@@ -706,22 +708,18 @@ class SparseLDPRegressor(
         paper-faithful mode keeps its Gaussian reports. Public quantities
         only, before anyone reports.
         """
-        if self.mechanism == "gaussian":
-            return "gaussian"
-        if self.calibration == "paper":
-            if self.mechanism == "privunit":
-                raise ValueError(
-                    "mechanism='privunit' needs calibration='analytic': the "
-                    "paper-faithful mode sends the printed Gaussian reports."
-                )
-            return "gaussian"
-        if self.mechanism == "privunit":
-            return "privunit"
-        low, high = PRIVUNIT_EPSILON_RANGE
-        if not low <= self.epsilon <= high:
-            return "gaussian"
-        name, _ = best_moment_mechanism(n_released + 1, self.epsilon, self.delta)
-        return "privunit" if name == "privunit_gaussian" else "gaussian"
+        return choose_pair_mechanism(
+            self.mechanism,
+            self.epsilon,
+            self.delta,
+            n_released + 1,
+            unsupported=None
+            if self.calibration != "paper"
+            else (
+                "mechanism='privunit' needs calibration='analytic': the "
+                "paper-faithful mode sends the printed Gaussian reports."
+            ),
+        )
 
     def _build_randomizer(self, n_features, n_users, seed):
         projection, feature_norm, planned_map = self._projection(

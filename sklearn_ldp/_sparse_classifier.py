@@ -30,10 +30,10 @@ from ._linear import (
     MultinomialProbaMixin,
     OneVsRestProbaMixin,
     PolynomialOracleClassifierMixin,
+    choose_pair_mechanism,
     fit_label_frequencies,
     label_only_threshold,
 )
-from .accounting import best_moment_mechanism
 from .aggregation import (
     N_FOLDS,
     Candidate,
@@ -62,7 +62,6 @@ from .randomizers import (
     feature_map_seed,
 )
 from .randomizers._feature_maps import PROJECTIONS
-from .randomizers._privunit import PRIVUNIT_EPSILON_RANGE
 from .utils import public_seed
 
 #: Margin losses with a Lipschitz derivative (the degree-1 model needs one).
@@ -679,24 +678,18 @@ class SparseLDPClassifier(
         paper-faithful mode keeps its Gaussian reports. Public quantities
         only, before anyone reports.
         """
-        if self.mechanism == "gaussian":
-            return "gaussian"
-        if self.calibration == "paper":
-            if self.mechanism == "privunit":
-                raise ValueError(
-                    "mechanism='privunit' needs calibration='improved': the "
-                    "paper-faithful mode sends the printed Gaussian reports."
-                )
-            return "gaussian"
-        if self.mechanism == "privunit":
-            return "privunit"
-        low, high = PRIVUNIT_EPSILON_RANGE
-        if not low <= self.epsilon <= high:
-            return "gaussian"
-        name, _ = best_moment_mechanism(
-            n_released + n_targets, self.epsilon, self.delta
+        return choose_pair_mechanism(
+            self.mechanism,
+            self.epsilon,
+            self.delta,
+            n_released + n_targets,
+            unsupported=None
+            if self.calibration != "paper"
+            else (
+                "mechanism='privunit' needs calibration='improved': the "
+                "paper-faithful mode sends the printed Gaussian reports."
+            ),
         )
-        return "privunit" if name == "privunit_gaussian" else "gaussian"
 
     # -- server -------------------------------------------------------------
 
