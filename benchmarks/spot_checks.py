@@ -102,6 +102,17 @@ Each check prints its numbers (mean ± standard error over seeds):
     the majority class; then the mean, standard deviation and standard
     error of the accuracy and the number of draws below 0.9 (quoted in the
     GLM and hinge pages for the discriminant threshold).
+``hinge-paper-direction POPULATION N EPS SEED[,SEED...]``
+    ``HingeLDPClassifier(calibration='paper')`` as ``bench_hinge`` fits it
+    (full-batch ``solver='gd'``, ``max_iter=100``), with ``max_iter`` 99
+    and 101 and with the printed ``solver='sigm'``, on the same reports;
+    and, from those reports, the estimated gradient field of the paper's
+    degree-1 product oracle, ``g(w) = m + H w``: the cosine of its first
+    step ``-m`` to the non-private direction, the eigenvalues of ``H`` and
+    its antisymmetric part against the noise-free ``p1 E[z z^T]``, and the
+    cosines of the last iterates of the gradient solver (a 2-cycle shows as
+    alternating signs). Mean ± standard error of each accuracy over seeds
+    (quoted on the hinge page for the paper mode's below-chance cells).
 ``deployment-draws FIRST LAST``
     The configuration of ``examples/deployment`` (``SparseLDPRegressor``,
     one million users): held-out R^2 over the noise draws ``FIRST .. LAST -
@@ -732,6 +743,115 @@ def hinge_default(populations):
                 )
 
 
+def _cosine(a, b):
+    return float(a @ b / max(np.linalg.norm(a) * np.linalg.norm(b), 1e-300))
+
+
+def hinge_paper_direction(population, n, epsilon, seeds):
+    """Why the paper mode's direction flips with the iteration count.
+
+    The degree-1 product oracle is affine in ``w``: ``g(w) = m + H w`` with
+    ``m = p0 mean(y_0 z_0)`` and ``H = p1 mean(y_0 z_0 (y_1 z_1)^T)`` (two
+    independent copies), read off ``oracle.mean`` at ``0`` and the basis
+    vectors. ``H`` is unbiased for ``p1 E[z z^T]`` but its noise is of
+    order ``p1 sigma_x^2 sigma_y^2 / sqrt(n)``, and it is not symmetric.
+    """
+    from benchmarks.bench_hinge import COEF_NORM, SMOOTHING
+    from sklearn_ldp import HingeLDPClassifier
+    from sklearn_ldp.aggregation import PolynomialGradientOracle
+    from sklearn_ldp.losses import SmoothedHingeLoss
+    from sklearn_ldp.optim import accelerated_projected_gradient, project_l2_ball
+    from sklearn_ldp.randomizers import clip_l2
+
+    users = POPULATIONS[population]
+    variants = {
+        "gd 100 (bench)": {},
+        "gd 99": {"max_iter": 99},
+        "gd 101": {"max_iter": 101},
+        "sigm (printed)": {"solver": "sigm"},
+    }
+    scores = {name: [] for name in variants}
+    for seed in seeds:
+        X, y, X_test, y_test = users.train_test(n, seed)
+        reference = LogisticRegression(max_iter=1000).fit(X, y).coef_.ravel()
+        base = HingeLDPClassifier(
+            epsilon=epsilon,
+            delta=DELTA,
+            smoothing=SMOOTHING,
+            coef_norm=COEF_NORM,
+            data_norm=users.data_norm,
+            calibration="paper",
+            random_state=seed,
+        )
+        reports = base.make_randomizer(
+            X.shape[1], n_users=len(X), classes=np.unique(y)
+        ).randomize(X, y, seed)
+        line = []
+        for name, params in variants.items():
+            model = base.set_params(**{"max_iter": 100, "solver": "gd", **params})
+            model.fit_reports(reports)
+            accuracy = float(np.mean(model.predict(X_test) == y_test))
+            scores[name].append(accuracy)
+            cosine = _cosine(model.coef_.ravel(), reference)
+            line.append(f"{name} {accuracy:.3f} (cos {cosine:+.2f})")
+        base.set_params(max_iter=100, solver="gd")
+        # The bench's fit again, for its polynomial and the field it solves.
+        base.fit_reports(reports)
+        data_norm = float(users.data_norm)
+        oracle = PolynomialGradientOracle(
+            reports["x"] / data_norm,
+            reports["y"],
+            mode="product",
+            coef=base.poly_coef_,
+            fit_intercept=True,
+        )
+        dim = oracle.dim
+        m = oracle.mean(np.zeros(dim))
+        H = np.column_stack([oracle.mean(e) - m for e in np.eye(dim)])
+        Z = np.c_[clip_l2(X, data_norm) / data_norm, np.ones(len(X))]
+        clean = base.poly_coef_[1] * (Z.T @ Z) / len(X)
+        k = X.shape[1]
+        eigenvalues = np.linalg.eigvals(H[:k, :k])
+        antisymmetric = np.linalg.norm(H - H.T, 2) / 2
+        iterates = []
+
+        def field(w, iterates=iterates, m=m, H=H):
+            iterates.append(w.copy())
+            return m + H @ w
+
+        w, n_iter = accelerated_projected_gradient(
+            field,
+            np.zeros(dim),
+            # The estimator's step: 1 / L, L = ||z||^2 f_beta'' <= 2 / (2 beta).
+            step=1.0 / (2 * SmoothedHingeLoss(SMOOTHING).curvature),
+            projection=lambda v: project_l2_ball(v, COEF_NORM),
+            max_iter=100,
+        )
+        last = [_cosine(v[:k], reference) for v in iterates[-4:]] + [
+            _cosine(w[:k], reference)
+        ]
+        print(f"seed {seed}: " + "; ".join(line))
+        print(
+            f"    first step -m: cos {_cosine(-m[:k], reference):+.2f}; "
+            f"eig H[x, x] {np.array2string(eigenvalues, precision=1)}, "
+            f"||(H - H^T)/2|| {antisymmetric:.3g}, ||H - p1 E zz^T||[x, x] "
+            f"{np.linalg.norm((H - clean)[:k, :k], 2):.3g} vs ||p1 E zz^T||[x, x] "
+            f"{np.linalg.norm(clean[:k, :k], 2):.3g}; gd iterations {n_iter}, "
+            f"cos of the last iterates {' '.join(f'{c:+.2f}' for c in last)}"
+        )
+    for name, values in scores.items():
+        values = np.array(values)
+        print(
+            f"{name}: accuracy {_mean_se(values)} over {len(values)} seeds, "
+            f"{int(np.sum(values < 0.5))} below 0.5"
+        )
+    paired = np.array(scores["gd 100 (bench)"]) + np.array(scores["gd 99"])
+    print(
+        "gd 100 + gd 99 per seed (near 1 when they are mirror images): "
+        f"{_mean_se(paired)}"
+    )
+
+
 def unbalanced_task(n, seed):
     """``tests/test_threshold_refit.py``'s ``make_unbalanced``: 80% of class
     1, the classes differ along the first of 3 features."""
@@ -947,6 +1067,8 @@ def main(argv=None):
     p.add_argument("estimator", choices=["glm", "hinge", "sparse"])
     p.add_argument("first", type=int)
     p.add_argument("last", type=int)
+    p = _cell_parser(checks, "hinge-paper-direction")
+    p.add_argument("seeds", type=_ints)
     p = checks.add_parser("deployment-draws")
     p.add_argument("first", type=int)
     p.add_argument("last", type=int)
@@ -999,6 +1121,8 @@ def main(argv=None):
             sparse_signal(args.population, args.n, args.epsilon, args.seeds)
         elif args.check == "threshold-draws":
             threshold_draws(args.estimator, args.first, args.last)
+        elif args.check == "hinge-paper-direction":
+            hinge_paper_direction(args.population, args.n, args.epsilon, args.seeds)
         elif args.check == "kernel-ridge-linear-features-1d":
             kernel_ridge_linear_features_1d(args.seeds)
         else:
