@@ -168,6 +168,32 @@ def clip_to_ball(X, bound):
     return clipped
 
 
+def checked_feature_map(feature_map, feature_norm, data_norm, feature_map_config):
+    """``(feature_norm, feature_map_config)`` of a record randomizer's public map.
+
+    A map needs a public ``feature_norm`` to clip its output to; without
+    one the release is ``x`` clipped to ``data_norm``, and a different
+    ``feature_norm`` would calibrate the noise for the wrong bound. The
+    configuration defaults to the map's ``get_config()``.
+    """
+    if feature_map is not None and feature_norm is None:
+        raise ValueError("A feature_map needs a public feature_norm to clip to.")
+    norm = (
+        data_norm
+        if feature_norm is None
+        else check_bound(feature_norm, name="feature_norm")
+    )
+    if feature_map is None and norm != data_norm:
+        raise ValueError(
+            "feature_norm bounds the output of a feature_map; without one "
+            f"the features are clipped to data_norm={data_norm}, got "
+            f"feature_norm={feature_norm!r}."
+        )
+    if feature_map_config is None and hasattr(feature_map, "get_config"):
+        feature_map_config = feature_map.get_config()
+    return norm, dict(feature_map_config or {})
+
+
 def mapped_features(X, data_norm, feature_map, feature_norm):
     """``x`` clipped to ``data_norm`` (None: not clipped), mapped, clipped to ``feature_norm``.
 
@@ -480,25 +506,10 @@ class GaussianRecordRandomizer(LocalRandomizer):
             raise ValueError("classes must be at least two distinct labels.")
         if self.classes is not None:
             self.classes = np.sort(self.classes)
-        if feature_map is not None and feature_norm is None:
-            raise ValueError("A feature_map needs a public feature_norm to clip to.")
         self.feature_map = feature_map
-        self.feature_norm = (
-            self.data_norm
-            if feature_norm is None
-            else check_bound(feature_norm, name="feature_norm")
+        self.feature_norm, self.feature_map_config = checked_feature_map(
+            feature_map, feature_norm, self.data_norm, feature_map_config
         )
-        if feature_map is None and self.feature_norm != self.data_norm:
-            # Without a map the release is x clipped to data_norm: a different
-            # feature_norm would calibrate the noise for the wrong bound.
-            raise ValueError(
-                "feature_norm bounds the output of a feature_map; without one "
-                f"the features are clipped to data_norm={self.data_norm}, got "
-                f"feature_norm={feature_norm!r}."
-            )
-        if feature_map_config is None and hasattr(feature_map, "get_config"):
-            feature_map_config = feature_map.get_config()
-        self.feature_map_config = dict(feature_map_config or {})
         if calibration not in CALIBRATIONS:
             raise ValueError(
                 f"calibration must be one of {CALIBRATIONS}, got {calibration!r}."

@@ -25,7 +25,7 @@ from ..accounting import (
 from ..utils import check_bound, check_epsilon, check_finite_array
 from ._base import FieldSupport, LocalRandomizer, chunk_rows
 from ._clip import clip_interval, clip_l2
-from ._gaussian import encode_labels, mapped_features
+from ._gaussian import checked_feature_map, encode_labels, mapped_features
 from ._sampling import rounded_gaussian
 
 #: Cells per standard deviation of each coordinate's rounded Gaussian.
@@ -448,23 +448,10 @@ class PrivUnitGRecordRandomizer(LocalRandomizer):
             ):
                 raise ValueError("classes must be at least two distinct labels.")
             self.classes = np.sort(classes)
-        if feature_map is not None and feature_norm is None:
-            raise ValueError("A feature_map needs a public feature_norm to clip to.")
         self.feature_map = feature_map
-        self.feature_norm = (
-            self.data_norm
-            if feature_norm is None
-            else check_bound(feature_norm, name="feature_norm")
+        self.feature_norm, self.feature_map_config = checked_feature_map(
+            feature_map, feature_norm, self.data_norm, feature_map_config
         )
-        if feature_map is None and self.feature_norm != self.data_norm:
-            raise ValueError(
-                "feature_norm bounds the output of a feature_map; without one "
-                f"the features are clipped to data_norm={self.data_norm}, got "
-                f"feature_norm={feature_norm!r}."
-            )
-        if feature_map_config is None and hasattr(feature_map, "get_config"):
-            feature_map_config = feature_map.get_config()
-        self.feature_map_config = dict(feature_map_config or {})
         self.n_users = None if n_users is None else int(n_users)
         self.n_released = self._released_width()
         if self.classes is not None:
