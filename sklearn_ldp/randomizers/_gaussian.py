@@ -168,6 +168,25 @@ def clip_to_ball(X, bound):
     return clipped
 
 
+def checked_classes(classes):
+    """The public label set, sorted: at least two distinct labels, one axis."""
+    classes = np.asarray(classes)
+    if classes.ndim != 1 or len(np.unique(classes)) != len(classes) or len(classes) < 2:
+        raise ValueError("classes must be at least two distinct labels.")
+    return np.sort(classes)
+
+
+def released_width(feature_map, n_features):
+    """Number of released features: the map's ``n_components``, else probed."""
+    if feature_map is None:
+        return n_features
+    width = getattr(feature_map, "n_components", None)
+    if width is None:
+        # The map is public: its output width on a zero record is too.
+        width = np.asarray(feature_map(np.zeros((1, n_features)))).shape[1]
+    return int(width)
+
+
 def checked_feature_map(feature_map, feature_norm, data_norm, feature_map_config):
     """``(feature_norm, feature_map_config)`` of a record randomizer's public map.
 
@@ -497,15 +516,7 @@ class GaussianRecordRandomizer(LocalRandomizer):
         if y_bound is not None and classes is not None:
             raise ValueError("Give y_bound (regression) or classes, not both.")
         self.y_bound = None if y_bound is None else check_bound(y_bound, name="y_bound")
-        self.classes = None if classes is None else np.asarray(classes)
-        if self.classes is not None and (
-            self.classes.ndim != 1
-            or len(np.unique(self.classes)) != len(self.classes)
-            or len(self.classes) < 2
-        ):
-            raise ValueError("classes must be at least two distinct labels.")
-        if self.classes is not None:
-            self.classes = np.sort(self.classes)
+        self.classes = None if classes is None else checked_classes(classes)
         self.feature_map = feature_map
         self.feature_norm, self.feature_map_config = checked_feature_map(
             feature_map, feature_norm, self.data_norm, feature_map_config
@@ -518,22 +529,11 @@ class GaussianRecordRandomizer(LocalRandomizer):
         self.y_noise_ratio = check_bound(y_noise_ratio, name="y_noise_ratio")
         self.requires_y = self.y_sensitivity is not None
         self.n_users = None if n_users is None else int(n_users)
-        self.n_released = self._released_width()
+        self.n_released = released_width(self.feature_map, self.n_features)
         self._calibrate()
         # Each temporary of a chunk (the clipped records, their features, the
         # noise) holds at most CHUNK_VALUES numbers.
         self.chunk_size = chunk_rows(max(self.n_features, self.n_released))
-
-    def _released_width(self):
-        """Number of released features: the map's ``n_components``, else probed."""
-        if self.feature_map is None:
-            return self.n_features
-        width = getattr(self.feature_map, "n_components", None)
-        if width is None:
-            # The map is public: its output width on a zero record is too.
-            probe = self.feature_map(np.zeros((1, self.n_features)))
-            width = np.asarray(probe).shape[1]
-        return int(width)
 
     @property
     def y_sensitivity(self):

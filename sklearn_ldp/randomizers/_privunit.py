@@ -25,7 +25,13 @@ from ..accounting import (
 from ..utils import check_bound, check_epsilon, check_finite_array
 from ._base import FieldSupport, LocalRandomizer, chunk_rows
 from ._clip import clip_interval, clip_l2
-from ._gaussian import checked_feature_map, encode_labels, mapped_features
+from ._gaussian import (
+    checked_classes,
+    checked_feature_map,
+    encode_labels,
+    mapped_features,
+    released_width,
+)
 from ._sampling import rounded_gaussian
 
 #: Cells per standard deviation of each coordinate's rounded Gaussian.
@@ -438,22 +444,13 @@ class PrivUnitGRecordRandomizer(LocalRandomizer):
                 "Give exactly one of classes (labels) and y_bound (regression)."
             )
         self.y_bound = None if y_bound is None else check_bound(y_bound, name="y_bound")
-        self.classes = None
-        if classes is not None:
-            classes = np.asarray(classes)
-            if (
-                classes.ndim != 1
-                or len(np.unique(classes)) != len(classes)
-                or len(classes) < 2
-            ):
-                raise ValueError("classes must be at least two distinct labels.")
-            self.classes = np.sort(classes)
+        self.classes = None if classes is None else checked_classes(classes)
         self.feature_map = feature_map
         self.feature_norm, self.feature_map_config = checked_feature_map(
             feature_map, feature_norm, self.data_norm, feature_map_config
         )
         self.n_users = None if n_users is None else int(n_users)
-        self.n_released = self._released_width()
+        self.n_released = released_width(self.feature_map, self.n_features)
         if self.classes is not None:
             self.n_targets = 1 if len(self.classes) == 2 else len(self.classes)
             self.target_scale = 1.0
@@ -479,14 +476,6 @@ class PrivUnitGRecordRandomizer(LocalRandomizer):
         self.first_moment_factor = float(np.sqrt(kappa)) / self.vector.first_moment_scale
         self.chunk_size = chunk_rows(max(self.n_features, 4 * self.vector.n_dims))
 
-    def _released_width(self):
-        if self.feature_map is None:
-            return self.n_features
-        width = getattr(self.feature_map, "n_components", None)
-        if width is None:
-            # The map is public: its output width on a zero record is too.
-            width = np.asarray(self.feature_map(np.zeros((1, self.n_features)))).shape[1]
-        return int(width)
 
     def _config(self):
         vector = self.vector.get_config()

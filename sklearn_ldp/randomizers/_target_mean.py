@@ -26,7 +26,7 @@ import numpy as np
 from ..utils import check_bound, check_epsilon
 from ._base import LocalRandomizer, chunk_rows
 from ._frequency import FrequencyRandomizer, best_frequency_mechanism
-from ._gaussian import label_index
+from ._gaussian import checked_classes, label_index
 from ._scalar import DuchiMechanism, PiecewiseMechanism
 
 #: Scalar mechanisms a target-only report may use (``mechanism='auto'``:
@@ -260,14 +260,7 @@ class LabelRandomizer(LocalRandomizer):
     def __init__(self, n_features, *, epsilon, classes, mechanism="auto", n_users=None):
         self.n_features = _check_n_features(n_features)
         self.requested_epsilon = check_epsilon(epsilon)
-        classes = np.asarray(classes)
-        if (
-            classes.ndim != 1
-            or len(np.unique(classes)) != len(classes)
-            or len(classes) < 2
-        ):
-            raise ValueError("classes must be at least two distinct labels.")
-        self.classes = np.sort(classes)
+        self.classes = checked_classes(classes)
         self.mechanism = mechanism
         self.mechanism_ = (
             best_frequency_mechanism(len(self.classes), self.requested_epsilon)
