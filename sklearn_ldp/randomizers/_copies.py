@@ -6,6 +6,7 @@ from ..accounting import lattice_copies, power_copies_budgets, product_copies_bu
 from ..utils import check_bound, check_delta, check_epsilon
 from ._base import FieldSupport, LocalRandomizer, chunk_rows
 from ._gaussian import (
+    checked_classes,
     clip_to_ball,
     encode_labels,
     lattice_noise_sampler,
@@ -137,15 +138,7 @@ class GaussianCopiesRandomizer(LocalRandomizer):
             )
         self.protocol = protocol
         self.data_norm = check_bound(data_norm, name="data_norm")
-        self.classes = (
-            np.array([-1, 1]) if classes is None else np.sort(np.asarray(classes))
-        )
-        if (
-            self.classes.ndim != 1
-            or len(np.unique(self.classes)) != len(self.classes)
-            or len(self.classes) < 2
-        ):
-            raise ValueError("classes must be at least two distinct labels.")
+        self.classes = checked_classes([-1, 1] if classes is None else classes)
         x_budgets, y_budgets = PROTOCOLS[protocol](
             self.epsilon, self.delta, self.degree
         )
