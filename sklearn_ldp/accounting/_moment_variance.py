@@ -712,13 +712,28 @@ def sampled_coordinate_moment_variance(
 # --------------------------------------------------------------------- choice
 
 
-def moment_variances(n_features, epsilon, delta, *, target="second_moment"):
+def moment_variances(
+    n_features, epsilon, delta, *, target="second_moment", mechanisms=None
+):
     """Worst-case per-user variances of every mechanism, each tuned for ``target``.
+
+    Parameters
+    ----------
+    n_features : int
+    epsilon : float
+    delta : float
+        The Gaussian's delta.
+    target : {'second_moment', 'mean'}, default='second_moment'
+    mechanisms : sequence of str or None, default=None
+        The names to compute (a subset of ``MOMENT_MECHANISMS``); None:
+        all. The sampled-coordinate mechanisms tune ``k`` over ``1..d``
+        (seconds at ``d = 1000``), so a caller comparing the implemented
+        ones names them.
 
     Returns
     -------
     variances : dict of str to MomentVariance
-        Keyed by the names of ``MOMENT_MECHANISMS``; PrivUnit's entries use
+        Keyed by the names computed; PrivUnit's entries use
         the better of one report and two (``parameters['reports']``);
         ``'privunit_gaussian'`` keeps the cap probability at least
         ``PRIVUNIT_MIN_CAP_PROBABILITY``, as its randomizer does.
@@ -732,11 +747,22 @@ def moment_variances(n_features, epsilon, delta, *, target="second_moment"):
     index = TARGETS.index(target) if target in TARGETS else None
     if index is None:
         raise ValueError(f"target must be one of {TARGETS}, got {target!r}.")
-    out = {"gaussian": gaussian_moment_variance(n_features, epsilon, delta)}
+    names = MOMENT_MECHANISMS if mechanisms is None else tuple(mechanisms)
+    unknown = sorted(set(names) - set(MOMENT_MECHANISMS))
+    if unknown or not names:
+        raise ValueError(
+            f"mechanisms must be a non-empty subset of {MOMENT_MECHANISMS}, "
+            f"got {mechanisms!r}."
+        )
+    out = {}
+    if "gaussian" in names:
+        out["gaussian"] = gaussian_moment_variance(n_features, epsilon, delta)
     for base, name, min_cap in (
         ("sphere", "privunit", 0.0),
         ("gaussian", "privunit_gaussian", PRIVUNIT_MIN_CAP_PROBABILITY),
     ):
+        if name not in names:
+            continue
         candidates = [
             privunit_moment_variance(
                 n_features,
@@ -750,6 +776,8 @@ def moment_variances(n_features, epsilon, delta, *, target="second_moment"):
         ]
         out[name] = min(candidates, key=lambda v: (v.second_moment, v.mean)[index])
     for mechanism in ("piecewise", "hybrid"):
+        if mechanism not in names:
+            continue
         out[mechanism] = sampled_coordinate_moment_variance(
             n_features, epsilon, mechanism=mechanism, target=target
         )
@@ -781,7 +809,7 @@ def best_moment_mechanism(
     -------
     name : str
     variances : dict of str to MomentVariance
-        Every mechanism of ``MOMENT_MECHANISMS`` (:func:`moment_variances`).
+        The compared mechanisms' (:func:`moment_variances`).
 
     Examples
     --------
@@ -792,14 +820,10 @@ def best_moment_mechanism(
     >>> bool(variances["gaussian"].second_moment > variances[name].second_moment)
     True
     """
-    variances = moment_variances(n_features, epsilon, delta, target=target)
     names = IMPLEMENTED_MOMENT_MECHANISMS if mechanisms is None else tuple(mechanisms)
-    unknown = sorted(set(names) - set(MOMENT_MECHANISMS))
-    if unknown or not names:
-        raise ValueError(
-            f"mechanisms must be a non-empty subset of {MOMENT_MECHANISMS}, "
-            f"got {mechanisms!r}."
-        )
+    variances = moment_variances(
+        n_features, epsilon, delta, target=target, mechanisms=names
+    )
     attribute = "second_moment" if target == "second_moment" else "mean"
     name = min(names, key=lambda n: getattr(variances[n], attribute))
     return name, variances
