@@ -1,8 +1,9 @@
 """Tests of KernelRidgeLDP.
 
-Its client (a GaussianRecordRandomizer with RandomFourierFeatures) is tested
-in tests/randomizers/test_feature_maps.py, the report-only cross-validation
-in tests/aggregation/test_ridge.py.
+Its client (a PrivUnitGRecordRandomizer by default, a GaussianRecordRandomizer
+with mechanism='gaussian', both with RandomFourierFeatures) is tested in
+tests/randomizers/test_feature_maps.py and tests/randomizers/test_privunit.py,
+the report-only cross-validation in tests/aggregation/test_ridge.py.
 """
 
 import pickle
@@ -15,6 +16,7 @@ from sklearn.kernel_ridge import KernelRidge
 
 import sklearn_ldp._kernel_ridge as kernel_ridge_module
 import sklearn_ldp.randomizers._gaussian as gaussian_module
+import sklearn_ldp.randomizers._privunit as privunit_module
 from sklearn_ldp import KernelRidgeLDP
 from sklearn_ldp._kernel_ridge import (
     MAX_AUTO_COMPONENTS,
@@ -28,6 +30,7 @@ from sklearn_ldp.aggregation._ridge import StreamedFoldedMoments, james_stein_ri
 from sklearn_ldp.randomizers import (
     FOURIER_FEATURE_NORM,
     GaussianRecordRandomizer,
+    PrivUnitGRecordRandomizer,
     Reports,
     TargetMeanRandomizer,
 )
@@ -54,9 +57,9 @@ def test_debiased_statistics_are_unbiased():
     # 4.5 sigma.
     n, m, R = 30, 5, 4000
     X, y = nonlinear_data(n, d=2, seed=4)
-    rand = KernelRidgeLDP(epsilon=2.0, n_components=m, random_state=0).make_randomizer(
-        2
-    )
+    rand = KernelRidgeLDP(
+        epsilon=2.0, n_components=m, mechanism="gaussian", random_state=0
+    ).make_randomizer(2)
     phi, target = rand.features(X), rand.targets(y)
     reports = rand.randomize(np.tile(X, (R, 1)), np.tile(y, R), random_state=7)
     Z = reports["x"].reshape(R, n, m)
@@ -171,15 +174,18 @@ def test_fit_reports_with_public_seed_from_reports():
         KernelRidgeLDP(epsilon=4.0, n_users=5000).fit_reports(reports)
 
 
-def test_partial_fit_continues_stream_and_equals_fit(monkeypatch):
+@pytest.mark.parametrize("mechanism", ["gaussian", "privunit"])
+def test_partial_fit_continues_stream_and_equals_fit(monkeypatch, mechanism):
     # Small chunks so that the batches below are chunk-aligned: then the
     # noise draws of the two partial_fit calls are exactly those of one fit.
-    monkeypatch.setattr(gaussian_module, "chunk_rows", lambda values_per_user: 500)
+    for module in (gaussian_module, privunit_module):
+        monkeypatch.setattr(module, "chunk_rows", lambda values_per_user: 500)
     X, y = nonlinear_data(3000, seed=11)
-    est = KernelRidgeLDP(epsilon=4.0, n_components=64, random_state=0).fit(X, y)
+    params = dict(epsilon=4.0, n_components=64, mechanism=mechanism, random_state=0)
+    est = KernelRidgeLDP(**params).fit(X, y)
     chunk = est._randomizer.chunk_size
     assert chunk == 500
-    stream = KernelRidgeLDP(epsilon=4.0, n_components=64, random_state=0)
+    stream = KernelRidgeLDP(**params)
     stream.partial_fit(X[:chunk], y[:chunk]).partial_fit(X[chunk:], y[chunk:])
     # Same public features, same noise stream continued, same folds: the
     # same model as one fit on the concatenation.
@@ -187,28 +193,35 @@ def test_partial_fit_continues_stream_and_equals_fit(monkeypatch):
     assert stream.n_reports_ == 3000
 
 
-def test_partial_fit_never_reuses_noise(monkeypatch):
+@pytest.mark.parametrize(
+    "mechanism, randomizer",
+    [("gaussian", GaussianRecordRandomizer), ("privunit", PrivUnitGRecordRandomizer)],
+)
+def test_partial_fit_never_reuses_noise(monkeypatch, mechanism, randomizer):
+    # The same users' reports twice: equal reports would mean reused noise.
     X, y = nonlinear_data(100, seed=12)
     seen = []
-    original = GaussianRecordRandomizer.randomize
+    original = randomizer.randomize
 
     def spy(self, X, y=None, random_state=None):
         reports = original(self, X, y, random_state)
-        seen.append(reports["x"] - self.features(X))
+        seen.append(reports["x"])
         return reports
 
-    monkeypatch.setattr(GaussianRecordRandomizer, "randomize", spy)
-    est = KernelRidgeLDP(epsilon=4.0, n_components=8, random_state=0)
+    monkeypatch.setattr(randomizer, "randomize", spy)
+    params = dict(epsilon=4.0, n_components=8, mechanism=mechanism, random_state=0)
+    est = KernelRidgeLDP(**params)
     est.partial_fit(X, y).partial_fit(X, y)
+    assert isinstance(est._randomizer, randomizer)
     assert len(seen) == 2 and not np.allclose(seen[0], seen[1])
     # After fit_reports, continuing draws from the server's stream, neither
     # RandomState(0) nor the noise stream of 0 (which may have made those
     # reports).
     reports = est.make_randomizer(2).randomize(X, y, random_state=0)
     seen.clear()
-    server = KernelRidgeLDP(epsilon=4.0, n_components=8, random_state=0)
+    server = KernelRidgeLDP(**params)
     server.fit_reports(reports).partial_fit(X, y)
-    assert not np.allclose(seen[0], reports["x"] - est._randomizer.features(X))
+    assert not np.allclose(seen[0], reports["x"])
 
 
 def test_public_seed_is_independent_of_noise_stream():
@@ -310,11 +323,21 @@ def test_reports_concatenate_then_fit_reports():
     assert est.n_reports_ == 1000 and est.coef_.shape == (10,)
 
 
-def test_client_is_a_gaussian_record_with_public_random_features():
-    est = KernelRidgeLDP(n_components=7, kernel="laplacian", random_state=0)
+@pytest.mark.parametrize(
+    "mechanism, name",
+    [
+        ("gaussian", "GaussianRecordRandomizer"),
+        ("auto", "PrivUnitGRecordRandomizer"),
+        ("privunit", "PrivUnitGRecordRandomizer"),
+    ],
+)
+def test_client_is_a_record_randomizer_with_public_random_features(mechanism, name):
+    est = KernelRidgeLDP(
+        n_components=7, kernel="laplacian", mechanism=mechanism, random_state=0
+    )
     rand = est.make_randomizer(3)
     config = rand.get_config()
-    assert config["randomizer"] == "GaussianRecordRandomizer"
+    assert config["randomizer"] == name
     assert config["feature_map"]["map"] == "random_fourier_features"
     assert config["feature_map"]["kernel"] == "laplacian"
     assert config["data_norm"] is None
@@ -327,7 +350,13 @@ def test_client_is_a_gaussian_record_with_public_random_features():
     X, y = nonlinear_data(200, d=3)
     reports = rand.randomize(X, y, random_state=0)
     with pytest.raises(ValueError, match="feature_map"):
-        KernelRidgeLDP(n_components=8, kernel="laplacian").fit_reports(reports)
+        KernelRidgeLDP(
+            n_components=8, kernel="laplacian", mechanism=mechanism
+        ).fit_reports(reports)
+    # Reports of the other mechanism are refused too.
+    other = "gaussian" if mechanism != "gaussian" else "privunit"
+    with pytest.raises(ValueError, match="randomizer"):
+        clone(est).set_params(mechanism=other).fit_reports(reports)
 
 
 def test_n_users_parameter_takes_precedence_over_the_argument():
@@ -381,7 +410,10 @@ def _linear_target(n, seed):
 def test_linear_features_send_the_input_and_choose_on_held_out_reports():
     X, y = _linear_target(200_000, 0)
     X_test, y_test = _linear_target(20_000, 1)
-    kwargs = dict(epsilon=8.0, delta=1e-7, data_norm=1.0, random_state=0)
+    # The Gaussian release (the measurements below are its).
+    kwargs = dict(
+        epsilon=8.0, delta=1e-7, data_norm=1.0, mechanism="gaussian", random_state=0
+    )
     est = KernelRidgeLDP(linear_features=True, **kwargs)
     randomizer = est.make_randomizer(5, n_users=len(X))
     config = randomizer.get_config()
@@ -552,7 +584,8 @@ def test_no_model_below_the_estimable_population():
     even where the reports show a strong signal (its predicted error is the
     trivial predictor's; any model's is larger); above it the model is free."""
     X, y = _linear_target(8_000, 0)
-    low = KernelRidgeLDP(epsilon=1.0, delta=1e-7, data_norm=1.0, random_state=0)
+    gaussian = dict(delta=1e-7, data_norm=1.0, mechanism="gaussian", random_state=0)
+    low = KernelRidgeLDP(epsilon=1.0, **gaussian)
     low.fit(X, y)
     assert low.min_users_for_a_model_ == pytest.approx(
         (low.sigma_x_ * low.sigma_y_ / (1.0 * 1.0)) ** 2
@@ -562,7 +595,7 @@ def test_no_model_below_the_estimable_population():
     assert not low.cv_results_["models_estimable"]
     assert low.cv_results_["selected"].tolist()[-1]
     X, y = _linear_target(50_000, 0)
-    high = KernelRidgeLDP(epsilon=8.0, delta=1e-7, data_norm=1.0, random_state=0)
+    high = KernelRidgeLDP(epsilon=8.0, **gaussian)
     high.fit(X, y)
     assert high.min_users_for_a_model_ < len(X)
     assert high.cv_results_["models_estimable"]
@@ -587,7 +620,9 @@ def test_plain_reports_shrink_instead_of_testing(monkeypatch):
     users, whatever the test's level."""
     X, y = _weak_linear_target(20_000, 7)
     X_test, y_test = _weak_linear_target(20_000, 1007)
-    params = dict(epsilon=8.0, delta=1e-7, data_norm=1.0, random_state=7)
+    params = dict(
+        epsilon=8.0, delta=1e-7, data_norm=1.0, mechanism="gaussian", random_state=7
+    )
     est = KernelRidgeLDP(**params).fit(X, y)
     assert est.n_components_ == 0 and est.linear_features_
     assert est.alpha_ == pytest.approx(est.sigma_x_**2 * np.sqrt(5 / len(X)))
@@ -620,7 +655,9 @@ def test_too_few_users_for_any_model_spend_the_budget_on_y():
     server returns the mean of the unbiased estimates, within 4 standard
     errors of the clean mean, and the same model from the reports
     (fit_reports) and from a stream."""
-    params = dict(epsilon=0.5, delta=1e-7, data_norm=1.0, random_state=0)
+    params = dict(
+        epsilon=0.5, delta=1e-7, data_norm=1.0, mechanism="gaussian", random_state=0
+    )
     balanced = KernelRidgeLDP(n_components=0, **params).make_randomizer(5, n_users=10)
     single = min_users_for_a_model(
         balanced.sigma_x, balanced.sigma_y, balanced.feature_norm, 1.0
@@ -629,8 +666,7 @@ def test_too_few_users_for_any_model_spend_the_budget_on_y():
         balanced.sigma_x, balanced.sigma_y, balanced.feature_norm, 1.0, n_directions=5
     )
     assert threshold == pytest.approx(25 * single, rel=1e-12)
-    # The rule reads the noise off a one-random-feature probe, whose lattice
-    # differs by under 0.4% per standard deviation (under 2% on the threshold).
+    # The rule reads the noise of the randomizer users would get.
     small = KernelRidgeLDP(**params).make_randomizer(5, n_users=int(0.95 * threshold))
     large = KernelRidgeLDP(**params).make_randomizer(5, n_users=int(1.05 * threshold))
     assert isinstance(small, TargetMeanRandomizer)
@@ -687,3 +723,156 @@ def test_target_only_reports_are_epsilon_ldp():
         assert result.passed, result
     strict = audit_randomizer(rand, a, b, n_draws=200_000, epsilon=0.8 * 4.0, delta=0.0)
     assert not strict.passed
+
+
+# ---------------------------------------------------------------- PrivUnitG pair
+
+
+def test_default_report_is_one_privunit_pair_and_passes_the_audit(
+    privunit_pair_statistic,
+):
+    # mechanism='auto' with the analytic calibration: one pure-epsilon
+    # PrivUnitG report of (random features, y) (its derivation and moments:
+    # tests/randomizers/test_privunit.py).
+    est = KernelRidgeLDP(epsilon=2.0, n_components=3, y_bound=2.0, random_state=0)
+    rand = est.make_randomizer(2)
+    assert isinstance(rand, PrivUnitGRecordRandomizer) and rand.delta == 0.0
+    assert rand.feature_norm == FOURIER_FEATURE_NORM and rand.data_norm is None
+    assert rand.target_scale == pytest.approx(FOURIER_FEATURE_NORM / 2.0)
+    gaussian = clone(est).set_params(mechanism="gaussian").make_randomizer(2)
+    assert isinstance(gaussian, GaussianRecordRandomizer)
+    assert rand.sigma_x < gaussian.sigma_x / 3
+    # Two records whose features and targets are far apart (targets beyond
+    # the bound: clipped on the device).
+    a, b = ([0.0, 0.0], 5.0), ([1.3, -0.7], -5.0)
+    result = audit_randomizer(
+        rand, a, b, statistic=privunit_pair_statistic(rand, a, b), n_draws=100_000
+    )
+    assert result.passed, result
+    # An understated budget is caught by the same audit (it is sharp).
+    strict = audit_randomizer(
+        rand,
+        a,
+        b,
+        statistic=privunit_pair_statistic(rand, a, b),
+        n_draws=100_000,
+        epsilon=0.5,
+    )
+    assert not strict.passed, strict
+    # The paper-faithful mode keeps its Gaussian reports; PrivUnitG there is
+    # refused, and so is a budget outside its calibrated range.
+    paper = KernelRidgeLDP(epsilon=2.0, calibration="paper", n_components=3)
+    assert isinstance(paper.make_randomizer(2), GaussianRecordRandomizer)
+    with pytest.raises(ValueError, match="calibration='analytic'"):
+        paper.set_params(mechanism="privunit").make_randomizer(2)
+    low = KernelRidgeLDP(epsilon=0.01, n_components=3)
+    assert isinstance(low.make_randomizer(2), GaussianRecordRandomizer)
+    with pytest.raises(ValueError, match="epsilon"):
+        low.set_params(mechanism="privunit").make_randomizer(2)
+
+
+@pytest.mark.parametrize("linear_features", [False, True])
+def test_privunit_statistics_are_unbiased(linear_features):
+    """R independent randomizations of the same 30 users. The server's
+    statistics are the sums of the pseudo-reports ``z = c V`` (target
+    ``c V_t / target_scale``) with the first moments times ``f``; debiased
+    with ``sigma_x`` and ``sigma_y`` they have the clean Gram matrix and
+    cross moment of ``[phi, 1]`` and ``y`` as means (z-scores with the
+    empirical standard errors; Bonferroni over at most 56 entries at 4.5
+    sigma)."""
+    n, m, R = 30, 4, 3000
+    X, y = nonlinear_data(n, d=2, seed=5)
+    est = KernelRidgeLDP(
+        epsilon=2.0,
+        n_components=m,
+        data_norm=2.0 if linear_features else None,
+        linear_features=linear_features,
+        random_state=0,
+    )
+    rand = est.make_randomizer(2)
+    assert isinstance(rand, PrivUnitGRecordRandomizer)
+    width = rand.n_released
+    assert width == m + 2 * linear_features
+    phi = np.hstack([rand.features(X), np.ones((n, 1))])
+    target = np.clip(y, -1.0, 1.0)
+    V = rand.randomize(np.tile(X, (R, 1)), np.tile(y, R), random_state=3)["x"]
+    c, f = rand.report_scale, rand.first_moment_factor
+    Z = np.concatenate(
+        [c * V[:, :width].reshape(R, n, width), np.ones((R, n, 1))], axis=2
+    )
+    v = (c / rand.target_scale) * V[:, width].reshape(R, n)
+    first = np.append(np.ones(width), f)  # f on the sums against the constant
+    grams = np.einsum("rij,rik->rjk", Z, Z) * np.outer(first, first)
+    grams[:, width, width] = n  # the count
+    grams[:, np.arange(width), np.arange(width)] -= n * rand.sigma_x**2
+    moments = np.einsum("rij,ri->rj", Z, v) * first
+    squares = (v**2).sum(axis=1) - n * rand.sigma_y**2
+    # The server's aggregate holds exactly these statistics (first draw).
+    aggregate = est._server_aggregate(rand.get_config())
+    aggregate.update({"x": V[:n]}, np.arange(n))
+    statistics = aggregate.moment_statistics()
+    total = statistics.total()
+    debiased = total.gram.copy()
+    debiased[np.arange(width), np.arange(width)] -= n * rand.sigma_x**2
+    assert_allclose(debiased, grams[0], rtol=1e-10, atol=1e-8)
+    assert_allclose(total.moment, moments[0], rtol=1e-10, atol=1e-8)
+    assert statistics.square_sums.sum() - n * rand.sigma_y**2 == pytest.approx(
+        squares[0], rel=1e-10
+    )
+    for values, clean in (
+        (grams, phi.T @ phi),
+        (moments, phi.T @ target),
+        (squares, np.sum(target**2)),
+    ):
+        error = values.mean(axis=0) - clean
+        se = values.std(axis=0, ddof=1) / np.sqrt(R)
+        # The count (the exact constant column) has no noise at all.
+        exact = se == 0
+        assert np.all(np.abs(error[exact]) < 1e-9)
+        assert np.all(np.abs(error[~exact] / se[~exact]) < 4.5)
+
+
+def test_privunit_reports_fit_from_a_stream_and_beat_the_gaussian_release():
+    X, y = nonlinear_data(60_000, seed=21)
+    X_test, y_test = nonlinear_data(20_000, seed=22)
+    params = dict(epsilon=4.0, gamma=0.5, n_components=20, random_state=0)
+    reports = KernelRidgeLDP(**params).make_randomizer(2).randomize(
+        X, y, random_state=2
+    )
+    whole = KernelRidgeLDP(**params).fit_reports(reports)
+    parts = [reports.subset(np.arange(25_000)), reports.subset(np.arange(25_000, 60_000))]
+    streamed = KernelRidgeLDP(**params).fit_reports(parts)
+    assert_allclose(streamed.coef_, whole.coef_, rtol=1e-9, atol=1e-12)
+    assert whole.privacy_delta_ == 0.0 and whole.selected_model_ == "model"
+    assert whole.sigma_x_ == pytest.approx(reports.config["sigma_x"])
+    gaussian = KernelRidgeLDP(**params, mechanism="gaussian").fit(X, y)
+    # Measured on these draws (20,000 held-out users): R^2 0.754 against
+    # -0.001 (noise 1.24 against 4.33 per number: the Gaussian reports'
+    # server kept the constant).
+    assert whole.score(X_test, y_test) > gaussian.score(X_test, y_test) + 0.1
+
+
+def test_privunit_default_sends_y_alone_below_its_own_threshold():
+    # The target-only fallback reads the chosen report's noise: the PrivUnitG
+    # pair of plain (x, y) reports (5 features, epsilon 0.5) has a threshold
+    # ~400 times below the Gaussian release's (2.7e4 against 1.1e7 users).
+    params = dict(epsilon=0.5, delta=1e-7, data_norm=1.0, random_state=0)
+    pair = KernelRidgeLDP(n_components=0, **params).make_randomizer(5, n_users=10)
+    gaussian = KernelRidgeLDP(
+        n_components=0, mechanism="gaussian", **params
+    ).make_randomizer(5, n_users=10)
+    assert isinstance(pair, PrivUnitGRecordRandomizer)
+    thresholds = [
+        min_users_for_a_model(
+            r.sigma_x, r.sigma_y, r.feature_norm, 1.0, n_directions=5
+        )
+        for r in (pair, gaussian)
+    ]
+    assert thresholds[0] < thresholds[1] / 100
+    at = KernelRidgeLDP(**params).make_randomizer(5, n_users=int(thresholds[0]))
+    above = KernelRidgeLDP(**params).make_randomizer(
+        5, n_users=int(thresholds[0]) + 1
+    )
+    assert isinstance(at, TargetMeanRandomizer)
+    assert isinstance(above, PrivUnitGRecordRandomizer)
+    assert above.feature_map is None  # plain (x, y) reports

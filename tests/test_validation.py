@@ -127,7 +127,7 @@ DELTA_ESTIMATORS = [
 
 #: Parameters that keep the joint (x, y) Gaussian reports of 500 users.
 JOINT_REPORTS = {
-    sklearn_ldp.KernelRidgeLDP: {"n_components": 20},
+    sklearn_ldp.KernelRidgeLDP: {"n_components": 20, "mechanism": "gaussian"},
     sklearn_ldp.SparseLDPRegressor: {"n_components": 2, "mechanism": "gaussian"},
     # Below the threshold the classifiers' users send the label alone.
     sklearn_ldp.GLMLDPClassifier: {"selection": None, "mechanism": "gaussian"},

@@ -362,8 +362,9 @@ class PrivUnitGRecordRandomizer(LocalRandomizer):
         Per-user budget, in ``PRIVUNIT_EPSILON_RANGE``.
     classes : array-like or None, default=None
         Public label set (at least two labels).
-    data_norm : float, default=1.0
-        Public l2 bound on ``x``.
+    data_norm : float or None, default=1.0
+        Public l2 bound on ``x``; None (no clipping of ``x``) only with a
+        ``feature_map`` whose output ``feature_norm`` bounds.
     y_bound : float or None, default=None
         Public bound on ``|y|`` for regression targets. Exactly one of
         ``classes`` and ``y_bound`` is given.
@@ -438,7 +439,11 @@ class PrivUnitGRecordRandomizer(LocalRandomizer):
                 f"epsilon={epsilon!r}: use the Gaussian release "
                 "(GaussianRecordRandomizer) there."
             )
-        self.data_norm = check_bound(data_norm, name="data_norm")
+        if data_norm is None and feature_map is None:
+            raise ValueError("data_norm=None (no clipping of x) needs a feature_map.")
+        self.data_norm = (
+            None if data_norm is None else check_bound(data_norm, name="data_norm")
+        )
         if (classes is None) == (y_bound is None):
             raise ValueError(
                 "Give exactly one of classes (labels) and y_bound (regression)."
