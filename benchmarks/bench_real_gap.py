@@ -413,6 +413,7 @@ def ratio_se(numerator, denominator):
 PRIVUNIT_DEFAULT = (
     "GLMLDPClassifier",
     "HingeLDPClassifier",
+    "KernelRidgeLDP",
     "SparseLDPClassifier",
     "SparseLDPRegressor",
 )
