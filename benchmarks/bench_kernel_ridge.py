@@ -5,8 +5,9 @@ mean and standard error over 3 draws, on the populations ``nonlinear_5d``,
 ``diabetes_5d`` (real data, 5 public columns in the unit ball) and
 ``diabetes`` (10 standardized columns), for
 
-- ``KernelRidgeLDP``: the library default (joint analytic calibration,
-  ``linear_features='auto'``: random features only when the noise-aware
+- ``KernelRidgeLDP``: the library default (one pure-epsilon PrivUnitG
+  report of the pair, ``mechanism='auto'``, read as a Gaussian release of
+  the same second moments; ``linear_features='auto'``: random features only when the noise-aware
   number of them resolves the kernel's first non-linear directions, else
   plain ``(x, y)`` reports; ``alpha='auto'`` by debiased CV with random
   features, the Gram's noise scale and a James-Stein-shrunk cross moment
@@ -14,6 +15,9 @@ mean and standard error over 3 draws, on the populations ``nonlinear_5d``,
   held-out risk, or, when no model is
   predicted to beat it, users send y alone through the best pure-epsilon
   scalar mechanism);
+- ``Gaussian release``: the default with ``mechanism='gaussian'`` (the
+  jointly calibrated analytic Gaussian report, the default before issue
+  16's PrivUnitG reports);
 - ``random features only``: ``linear_features=False`` (the default before
   the ``'auto'`` collection rule);
 - ``linear_features=True``: users send ``[x / data_norm, phi(x)]``;
@@ -35,7 +39,10 @@ mean and standard error over 3 draws, on the populations ``nonlinear_5d``,
   Gaussian mechanism at the same (epsilon, delta) (``x`` clipped to its
   public norm bound); the server fits the same ``RFF + RidgeCV`` pipeline;
 - ``debiased LS (linear)``: ``GaussianLeastSquares`` on those raw reports
-  (debiased *linear* least squares).
+  (debiased *linear* least squares);
+- ``debiased LS (PrivUnitG)``: ``PrivUnitLeastSquares``, the same debiased
+  linear least squares on PrivUnitG pair reports of ``(x, y)`` (the
+  default's kind of report, on the raw features).
 
 Run ``python -m benchmarks.bench_kernel_ridge [--quick]``.
 """
@@ -52,6 +59,7 @@ from benchmarks._baselines import (
     DELTA,
     DELTA_NOTE,
     GaussianLeastSquares,
+    PrivUnitLeastSquares,
     check_noise_random_state,
     naive_fit,
     nonprivate,
@@ -68,10 +76,11 @@ SIZES = (20_000, 200_000)
 #: Draws (data and noise seeds) per cell.
 REPEATS = 3
 DEFAULT = "KernelRidgeLDP"
+GAUSSIAN_RELEASE = "Gaussian release"
 LINEAR_FEATURES = "linear_features=True"
 RANDOM_FEATURES = "random features only"
 #: The check's baselines; the first is the private trivial predictor.
-BASELINES = ("y-alone mean", "naive", "debiased LS (linear)")
+BASELINES = ("y-alone mean", "naive", "debiased LS (linear)", "debiased LS (PrivUnitG)")
 NONPRIVATE_COMPONENTS = 100
 RIDGE_ALPHAS = np.logspace(-3, 3, 7)
 KRR_USERS = 2000
@@ -154,6 +163,10 @@ def methods(population, quick):
         # default gamma is then 1 / data_norm^2, the kernel scale of that ball).
         Method(DEFAULT, ldp(data_norm=population.data_norm)),
         Method(
+            GAUSSIAN_RELEASE,
+            ldp(data_norm=population.data_norm, mechanism="gaussian"),
+        ),
+        Method(
             RANDOM_FEATURES,
             ldp(linear_features=False, data_norm=population.data_norm),
         ),
@@ -175,6 +188,11 @@ def methods(population, quick):
             lambda d, e, s: GaussianLeastSquares(e, s, delta=DELTA, **bounds).fit(
                 d.X, d.y
             ),
+            "baseline",
+        ),
+        Method(
+            "debiased LS (PrivUnitG)",
+            lambda d, e, s: PrivUnitLeastSquares(e, s, **bounds).fit(d.X, d.y),
             "baseline",
         ),
     ]
@@ -201,7 +219,8 @@ def notes(table, run):
     ldp_table = [
         r
         for r in table
-        if r["method"] in (DEFAULT, RANDOM_FEATURES, LINEAR_FEATURES, "paper")
+        if r["method"]
+        in (DEFAULT, GAUSSIAN_RELEASE, RANDOM_FEATURES, LINEAR_FEATURES, "paper")
     ]
     components, component_columns = pivot(ldp_table, "m")
     fallback, fallback_columns = pivot(ldp_table, "constant chosen")
@@ -235,8 +254,10 @@ Populations:
 
 {described}
 
-Columns: `{DEFAULT}` = library default with data_norm (analytic calibration,
-linear_features='auto': the m = floor(3 n^(1/3) sigma_x^(-4/3)) noise-aware
+Columns: `{DEFAULT}` = library default with data_norm (one pure-epsilon
+PrivUnitG report of the pair, mechanism='auto', read by the server as a
+Gaussian release of the same second moments, sigma_x 2.7 to 3.7 times the
+Gaussian's smaller; linear_features='auto': the m = floor(3 n^(1/3) sigma_x^(-4/3)) noise-aware
 random features when m times the rbf kernel's degree-2 eigenvalue (public
 reference law, `rbf_quadratic_eigenvalue`) is at least 1, else plain (x, y)
 reports (m = 0 below); alpha='auto', fit_intercept=True, fallback to the
@@ -254,7 +275,9 @@ reports: ridge at the public noise scale alpha = sigma_x^2 sqrt(d / n) on
 the cross moment shrunk by the positive-part James-Stein factor
 (1 - (d - 2) / S)_+ of the signal test's statistic S, no test; with random
 features alpha is the least held-out risk plus one standard error);
-`{RANDOM_FEATURES}` = the
+`{GAUSSIAN_RELEASE}` = the same with mechanism='gaussian' (the jointly
+calibrated analytic Gaussian release of the pair, the default before the
+PrivUnitG reports; not part of the `check`); `{RANDOM_FEATURES}` = the
 same with linear_features=False (the default before the 'auto' rule: random
 features only, n_components='auto'); `paper` = calibration='paper' (eps/2,
 delta/2 per part, classic formula; n_components = sqrt(d n) eps capped at
@@ -272,7 +295,9 @@ epsilon, pure, the population's y_bound), the server predicts the mean of
 the unbiased estimates (the baselines' noise stream); `naive` = the
 same RFF + RidgeCV pipeline on Gaussian reports of (x, y) (same eps and
 delta); `debiased LS (linear)` = GaussianLeastSquares (debiased linear least
-squares on those reports, ridge 2 sigma^2 sqrt(p/n)).
+squares on those reports, ridge 2 sigma^2 sqrt(p/n)); `debiased LS
+(PrivUnitG)` = the same least squares on PrivUnitG pair reports of (x, y)
+(PrivUnitLeastSquares: the default's kind of report, on the raw features).
 
 ## Random features m used by the private modes (0: plain (x, y) reports)
 
