@@ -5,7 +5,9 @@ Kernel ridge regression under local DP with random Fourier features
 Each user holds a point ``x`` and a target ``y = sin(2 x)`` plus noise. With
 :class:`~sklearn_ldp.KernelRidgeLDP` a user maps ``x`` through a *public*
 random Fourier feature map (``m`` numbers approximating the RBF kernel),
-adds Gaussian noise to the features and to ``y``, and sends the result once.
+randomizes the features and ``y`` together (by default one pure-epsilon
+PrivUnitG report; the seed adds Gaussian noise, ``mechanism='gaussian'``),
+and sends the result once.
 The server fits ridge regression in the random-feature space from debiased
 sufficient statistics. The naive alternative, adding noise to ``x`` itself,
 destroys the input locations the kernel depends on.
