@@ -851,10 +851,15 @@ def notes(rows, times, run, n, used):
         for v in ("impossible", "reachable", "undecided")
         if verdicts.count(v)
     )
-    oracle_table = format_table(
-        [r for r in rows if "_bound" in r or r["verdict"] != "met"], ORACLE_COLUMNS
+    oracle_rows = [r for r in rows if "_bound" in r or r["verdict"] != "met"]
+    # An empty table (every cell met without an oracle) is not a table.
+    oracle_table = (
+        format_table(oracle_rows, ORACLE_COLUMNS)
+        if oracle_rows
+        else "Every cell is met: no oracle bound was needed."
     )
     explained = "\n".join(explain(r) for r in rows if r["verdict"] != "met")
+    explained = explained or "Every cell is met."
     same = [
         f"{a['estimator']} and {b['estimator']} on `{a['population']}`"
         for i, a in enumerate(rows)
@@ -942,7 +947,7 @@ mean ± standard error. Verdict: `impossible` when it is below 0 by more than
 Each line from the numbers of the tables (means over seeds ± standard
 error; `ratio` ± its delta-method standard error).
 
-{explained or "Every cell is met."}
+{explained}
 
 ## Fit time (seconds, mean over seeds)
 
