@@ -41,6 +41,7 @@ from ._linear import (
     JOINT_MECHANISMS,
     LinearRegressorOutputMixin,
     choose_pair_mechanism,
+    paper_mode_keeps_gaussian,
 )
 from .aggregation import Candidate, Moments, debiased_cv_risk
 from .aggregation._ridge import (
@@ -799,12 +800,7 @@ class KernelRidgeLDP(
             self.epsilon,
             self.delta,
             n_released + 1,
-            unsupported=None
-            if self.calibration != "paper"
-            else (
-                "mechanism='privunit' needs calibration='analytic': the "
-                "paper-faithful mode sends the printed Gaussian reports."
-            ),
+            unsupported=paper_mode_keeps_gaussian(self.calibration),
         )
 
     def _fit_simulated(self, X, y, classes):

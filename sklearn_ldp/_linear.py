@@ -90,6 +90,21 @@ def choose_pair_mechanism(mechanism, epsilon, delta, n_numbers, *, unsupported=N
         return "gaussian"
     name, _ = best_moment_mechanism(n_numbers, epsilon, delta)
     return "privunit" if name == "privunit_gaussian" else "gaussian"
+def paper_mode_keeps_gaussian(calibration, default="analytic"):
+    """``unsupported`` of :func:`choose_pair_mechanism` for a moments server.
+
+    None unless ``calibration`` is ``'paper'``, whose printed reports are
+    Gaussian: then the error ``mechanism='privunit'`` raises there
+    (``default``: the estimator's own calibration name).
+    """
+    if calibration != "paper":
+        return None
+    return (
+        f"mechanism='privunit' needs calibration={default!r}: the "
+        "paper-faithful mode sends the printed Gaussian reports."
+    )
+
+
 #: About how many numbers one block of the multi-pass server holds per array.
 BLOCK_VALUES = 2**20
 

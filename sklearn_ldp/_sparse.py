@@ -38,6 +38,7 @@ from ._linear import (
     JOINT_MECHANISMS,
     LinearRegressorOutputMixin,
     choose_pair_mechanism,
+    paper_mode_keeps_gaussian,
 )
 from .aggregation import (
     Candidate,
@@ -713,12 +714,7 @@ class SparseLDPRegressor(
             self.epsilon,
             self.delta,
             n_released + 1,
-            unsupported=None
-            if self.calibration != "paper"
-            else (
-                "mechanism='privunit' needs calibration='analytic': the "
-                "paper-faithful mode sends the printed Gaussian reports."
-            ),
+            unsupported=paper_mode_keeps_gaussian(self.calibration),
         )
 
     def _build_randomizer(self, n_features, n_users, seed):

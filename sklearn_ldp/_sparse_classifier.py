@@ -33,6 +33,7 @@ from ._linear import (
     choose_pair_mechanism,
     fit_label_frequencies,
     label_only_threshold,
+    paper_mode_keeps_gaussian,
 )
 from .aggregation import (
     N_FOLDS,
@@ -683,12 +684,7 @@ class SparseLDPClassifier(
             self.epsilon,
             self.delta,
             n_released + n_targets,
-            unsupported=None
-            if self.calibration != "paper"
-            else (
-                "mechanism='privunit' needs calibration='improved': the "
-                "paper-faithful mode sends the printed Gaussian reports."
-            ),
+            unsupported=paper_mode_keeps_gaussian(self.calibration, "improved"),
         )
 
     # -- server -------------------------------------------------------------
