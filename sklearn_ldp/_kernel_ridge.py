@@ -52,9 +52,8 @@ from .aggregation._ridge import (
 )
 from .aggregation._selection import constant_only_results, gram_noise_scale
 from .aggregation._sufficient import (
-    FoldedReportSums,
-    PrivUnitFoldedReportSums,
     TargetEstimateSums,
+    pair_report_sums,
 )
 from .randomizers import (
     GaussianRecordRandomizer,
@@ -859,22 +858,8 @@ class KernelRidgeLDP(
         randomizer = self._randomizer_from_config(config)
         if isinstance(randomizer, TargetMeanRandomizer):
             return TargetEstimateSums(N_FOLDS, randomizer)
-        if isinstance(randomizer, PrivUnitGRecordRandomizer):
-            # Sums kept as sent, read as a Gaussian release's (the public
-            # report scale, first-moment factor and target scale applied).
-            return PrivUnitFoldedReportSums(
-                N_FOLDS,
-                randomizer.n_released,
-                report_scale=randomizer.report_scale,
-                first_moment_factor=randomizer.first_moment_factor,
-                target_scale=randomizer.target_scale,
-                chunk_size=randomizer.chunk_size,
-            )
-        return FoldedReportSums(
-            N_FOLDS,
-            randomizer.n_released,
-            chunk_size=randomizer.chunk_size,
-        )
+        # PrivUnitG: the sums kept as sent, read as a Gaussian release's.
+        return pair_report_sums(N_FOLDS, randomizer, randomizer.n_released)
 
     def _fit_server_aggregate(self, aggregate, config, rng):
         # Users simulated by a later partial_fit draw from the server's

@@ -50,10 +50,9 @@ from .aggregation import (
 from .aggregation._ridge import StreamedFoldedMoments, select_model_or_constant
 from .aggregation._selection import constant_only_results, gram_noise_scale
 from .aggregation._sufficient import (
-    FoldedReportSums,
     GroupedReportSums,
-    PrivUnitFoldedReportSums,
     TargetEstimateSums,
+    pair_report_sums,
 )
 from .optim import l1_constrained_least_squares, l1_constrained_least_squares_batch
 from .randomizers import (
@@ -789,18 +788,8 @@ class SparseLDPRegressor(
     def _new_aggregate(self, randomizer):
         # Folded sums of [z, 1] and v: the constant column (exact,
         # noise-free) gives the sums of z and v.
-        n_components = randomizer.feature_map.n_components
-        if isinstance(randomizer, PrivUnitGRecordRandomizer):
-            return PrivUnitFoldedReportSums(
-                N_FOLDS,
-                n_components,
-                report_scale=randomizer.report_scale,
-                first_moment_factor=randomizer.first_moment_factor,
-                target_scale=randomizer.target_scale,
-                chunk_size=randomizer.chunk_size,
-            )
-        return FoldedReportSums(
-            N_FOLDS, n_components, chunk_size=randomizer.chunk_size
+        return pair_report_sums(
+            N_FOLDS, randomizer, randomizer.feature_map.n_components
         )
 
     def _solve(self, warm_start=False):

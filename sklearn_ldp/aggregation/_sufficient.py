@@ -31,7 +31,7 @@ import numpy as np
 from sklearn.utils import gen_batches
 from threadpoolctl import ThreadpoolController
 
-from ..randomizers import chunk_rows
+from ..randomizers import PrivUnitGRecordRandomizer, chunk_rows
 from ..utils import check_finite_array
 from ._recovery import GroupedSums
 
@@ -943,3 +943,23 @@ def debiased_least_squares(
     if project:
         scatter = project_psd(scatter)
     return scatter / n, cross / n, feature_mean, target_mean
+
+
+def pair_report_sums(n_folds, randomizer, n_components):
+    """The folded sums of a moments server's pair reports, for either mechanism.
+
+    ``randomizer`` is the users' record randomizer: a PrivUnitG pair
+    (:class:`PrivUnitFoldedReportSums`, with its public report scale,
+    first-moment factor and target scale) or a Gaussian release
+    (:class:`FoldedReportSums`); ``n_components`` the released features.
+    """
+    if isinstance(randomizer, PrivUnitGRecordRandomizer):
+        return PrivUnitFoldedReportSums(
+            n_folds,
+            n_components,
+            report_scale=randomizer.report_scale,
+            first_moment_factor=randomizer.first_moment_factor,
+            target_scale=randomizer.target_scale,
+            chunk_size=randomizer.chunk_size,
+        )
+    return FoldedReportSums(n_folds, n_components, chunk_size=randomizer.chunk_size)
