@@ -32,6 +32,7 @@ from .aggregation import (
 )
 from .aggregation._blocks import StreamedOracle
 from .aggregation._frequency import FrequencySupportCounts, debias_frequencies
+from .aggregation._ridge import centred_moments
 from .aggregation._selection import constant_only_results, gram_noise_scale
 from .aggregation._selection import refit_threshold as threshold_along_score
 from .aggregation._sufficient import FoldedGramSums, PrivUnitFoldedGramSums
@@ -830,7 +831,10 @@ def select_linear_classifier_on_folds(
     # least squares fits on the other folds (one degree of freedom).
     ridge = 2.0 * gram_noise_scale(sigma_x, d, n)
     p_value = min(
-        signal_test(everything, sigma_x, sigma_t),
+        # Centred: without any signal the uncentred E[z t] is E[x] E[y],
+        # not 0 when the features' and the labels' means are not (unbalanced
+        # classes, one-vs-rest labels): the test would reject for large n.
+        signal_test(centred_moments(everything), sigma_x, sigma_t),
         directional_signal_test(
             folded, partial(_single_least_squares, alpha=ridge, fit_intercept=True)
         ),

@@ -455,3 +455,22 @@ def test_too_few_users_for_any_model_send_the_label_alone(estimator):
     # Joint reports of as few users still get the joint server.
     few = joint.randomize(X[:500], y[:500], random_state=1)
     assert estimator(**params).fit_reports(few).cv_results_ is not None
+
+
+def test_signal_tests_keep_their_level_with_uncentred_features():
+    # Features in [0, 1]^5 and 70% of one class, independent: the uncentred
+    # cross moment E[x] E[y] is not 0 without a signal (the chi-square test
+    # on it rejected in every draw). "No signal" is rejected when the
+    # smaller of the two p-values is below SIGNAL_LEVEL / 2 (Bonferroni: at
+    # most SIGNAL_LEVEL = 0.2): Binomial(40, 0.2) exceeds 16 with
+    # probability 1e-3.
+    rejections = 0
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        X = rng.uniform(0.0, 1.0, size=(20_000, 5)) / np.sqrt(5.0)
+        y = (rng.uniform(size=20_000) < 0.7).astype(int)
+        model = GLMLDPClassifier(
+            epsilon=2.0, delta=1e-7, data_norm=1.0, random_state=seed
+        ).fit(X, y)
+        rejections += model.cv_results_["signal_p_value"] < 0.1
+    assert rejections <= 16
