@@ -51,6 +51,15 @@ Each check prints its numbers (mean ± standard error over seeds):
     benchmark's debiased least squares on a cell and on its twin with ``y``
     permuted (train and test: no signal, same features): held-out R^2 and
     how often the server kept a model (quoted on the kernel ridge page).
+``sparse-regression-permuted POPULATION N EPS DRAWS``
+    ``SparseLDPRegressor`` (as ``bench_sparse`` fits it) and the
+    benchmark's debiased least squares on PrivUnitG reports (``debiased LS
+    (PrivUnitG)``, the default's kind of report) on a cell and on its twin
+    with ``y`` permuted (train and test: no signal, same features):
+    held-out R^2 of each, their paired difference, how often the server
+    kept a model, its shrinkage factor, the held-out signal statistic
+    ``C^ / s`` of its model and the chi-square p-value of "no signal"
+    (``cv_results_``; quoted on the sparse page).
 ``signal-power POPULATION N EPS DRAWS [MECHANISM]``
     What the reports of one classification cell tell the server about
     whether there is a signal: over ``DRAWS`` draws of data and noise, the
@@ -142,7 +151,12 @@ from pathlib import Path
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 
-from benchmarks._baselines import DELTA, GaussianLeastSquares, public_l2_bound
+from benchmarks._baselines import (
+    DELTA,
+    PRIVUNIT_LS,
+    GaussianLeastSquares,
+    public_l2_bound,
+)
 from benchmarks._harness import Data
 from benchmarks._populations import POPULATIONS
 from benchmarks.bench_dp_svrg import DIFFPRIVLIB_PYTHON
@@ -1037,6 +1051,44 @@ def kernel_ridge_permuted(population, n, epsilon, draws):
         )
 
 
+def sparse_regression_permuted(population, n, epsilon, draws):
+    """SparseLDPRegressor and debiased LS on PrivUnitG reports, on a cell and
+    on its y-permuted twin."""
+    from benchmarks.bench_sparse import least_squares, r2, regressor
+
+    users = POPULATIONS[population]
+    fit_default = regressor(users)
+    fit_least_squares = least_squares(users, True, privunit=True)
+    rows = {"real": [], "permuted": []}
+    for seed, kind, X, y, X_test, y_test in _real_and_permuted(users, n, draws):
+        data = Data(X, y, X_test, y_test, users, seed)
+        model = fit_default(data, epsilon, seed)
+        least = fit_least_squares(data, epsilon, seed)
+        results = model.cv_results_
+        rows[kind].append(
+            (
+                model.selected_model_ != "constant",
+                results.get("shrinkage", np.nan),
+                results.get("held_out_signal", np.nan),
+                results.get("signal_p_value", np.nan),
+                r2(model, data),
+                r2(least, data),
+            )
+        )
+    print(f"{population}, n = {n}, epsilon = {epsilon}, {draws} draws")
+    for kind, values in rows.items():
+        kept, shrinkage, signal, p_value, default, ls = map(
+            np.array, zip(*values, strict=True)
+        )
+        print(
+            f"{kind:9s} a model kept in {kept.sum()} of {draws}, shrinkage factor "
+            f"{_mean_se(shrinkage)}, held-out signal C^/s {_mean_se(signal)}, "
+            f"chi-square p-value {_mean_se(p_value)}\n"
+            f"{'':9s} R^2: SparseLDPRegressor {_mean_se(default)}, {PRIVUNIT_LS} "
+            f"{_mean_se(ls)}, paired difference {_mean_se(default - ls)}"
+        )
+
+
 def _cell_parser(checks, name):
     """A check of one benchmark cell: ``POPULATION N EPS`` first."""
     p = checks.add_parser(name)
@@ -1089,6 +1141,8 @@ def main(argv=None):
     p = _cell_parser(checks, "kernel-ridge-alpha")
     p.add_argument("seeds", type=_ints)
     p = _cell_parser(checks, "kernel-ridge-permuted")
+    p.add_argument("draws", type=int)
+    p = _cell_parser(checks, "sparse-regression-permuted")
     p.add_argument("draws", type=int)
     p = _cell_parser(checks, "signal-power")
     p.add_argument("draws", type=int)
@@ -1158,6 +1212,10 @@ def main(argv=None):
             kernel_ridge_alpha(args.population, args.n, args.epsilon, args.seeds)
         elif args.check == "kernel-ridge-permuted":
             kernel_ridge_permuted(args.population, args.n, args.epsilon, args.draws)
+        elif args.check == "sparse-regression-permuted":
+            sparse_regression_permuted(
+                args.population, args.n, args.epsilon, args.draws
+            )
         elif args.check == "signal-power":
             signal_power(
                 args.population, args.n, args.epsilon, args.draws, args.mechanism

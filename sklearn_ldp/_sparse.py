@@ -47,7 +47,12 @@ from .aggregation import (
     median_of_means,
     project_psd,
 )
-from .aggregation._ridge import StreamedFoldedMoments, select_model_or_constant
+from .aggregation._ridge import (
+    SIGNAL_LEVEL,
+    StreamedFoldedMoments,
+    held_out_shrinkage,
+    select_model_or_constant,
+)
 from .aggregation._selection import constant_only_results, gram_noise_scale
 from .aggregation._sufficient import (
     GroupedReportSums,
@@ -390,10 +395,16 @@ class SparseLDPRegressor(
     (:func:`~sklearn_ldp.aggregation._ridge.preferred_model`: the folds'
     risks are too noisy to rank models closer than that; with
     ``calibration='paper'``, the model with the lowest upper bound, risk
-    floored at 0 plus one standard error). The mean replaces it
-    only when it is better by one paired standard error, or when the
-    reports show no correlation between ``y`` and the features and the
-    model is not better by that margin
+    floored at 0 plus one standard error). The kept model is then scaled
+    towards the mean (its intercept refitted) by the positive-part
+    James-Stein factor of its held-out fits
+    (:func:`~sklearn_ldp.aggregation._ridge.held_out_shrinkage`: ``(C^ /
+    V^) (1 - s^2 / C^2)_+`` capped at 1, ``C^`` the held-out covariance of
+    ``y`` with the fold models' predictions, ``V^`` their variance, ``s``
+    the noise of ``C^``); a factor 0 is the mean. With
+    ``calibration='paper'`` no shrinkage: the mean replaces the model when
+    it is better by one paired standard error, or when the reports show no
+    correlation between ``y`` and the features
     (:func:`~sklearn_ldp.aggregation._ridge.select_model_or_constant`). The
     choice is refitted on every report. A large radius with few users or a
     small epsilon lets the noise of the debiased Gram matrix (and of the
@@ -541,9 +552,14 @@ class SparseLDPRegressor(
         its ``l1_radius`` and ``ridge`` factor, then ``'constant'``): ``candidate``, ``params``,
         ``mean_risk`` (held-out squared risk, debiased), ``std_error`` (over
         the folds), ``split_risks``, ``rank``, ``selected``
-        (:func:`~sklearn_ldp.aggregation.select_candidate`), and
+        (:func:`~sklearn_ldp.aggregation.select_candidate`),
         ``signal_p_value`` (the chi-square test of "``y`` uncorrelated with
-        the features" that keeps the constant above 0.05).
+        the features"; with ``calibration='paper'`` it keeps the constant
+        above 0.05), ``model_index`` (the preferred model), ``shrinkage``
+        (the factor ``coef_`` was scaled by; 0 for the constant, 1 without
+        shrinkage) and ``held_out_signal`` (``C^ / s`` of
+        :func:`~sklearn_ldp.aggregation._ridge.held_out_shrinkage`; nan with
+        ``calibration='paper'``).
     n_components_ : int
         Projected dimension used (0 when users sent ``y`` alone).
     projection_seed_ : int or None
@@ -835,14 +851,35 @@ class SparseLDPRegressor(
                 max_iter=self.max_iter,
                 tol=self.tol,
             )
+        analytic = self.calibration == "analytic"
         chosen, candidates, self.cv_results_ = select_model_or_constant(
             folded,
             models,
             self.fit_intercept,
             fold_fits,
-            # The paper-faithful mode keeps the lowest upper bound.
-            prefer_first=self.calibration == "analytic",
+            # The paper-faithful mode keeps the signal test's veto and the
+            # lowest upper bound.
+            signal_level=None if analytic else SIGNAL_LEVEL,
+            prefer_first=analytic,
         )
+        shrinkage, statistic = 1.0, np.nan
+        if analytic:
+            # The default: the preferred model scaled towards the constant by
+            # the positive-part James-Stein factor of its held-out fits; the
+            # family f w contains the model (f = 1) and the constant (f = 0),
+            # so the factor replaces both the signal test's veto and the
+            # held-out comparison with the constant.
+            chosen = self.cv_results_["model_index"]
+            shrinkage, statistic = held_out_shrinkage(
+                folded,
+                partial(_fold_fit, folded, candidates[chosen], chosen, fold_fits),
+                self.fit_intercept,
+            )
+            if shrinkage == 0.0:
+                chosen = len(models)
+            self.cv_results_["selected"] = np.arange(len(candidates)) == chosen
+        self.cv_results_["held_out_signal"] = statistic
+        self.cv_results_["shrinkage"] = shrinkage if chosen < len(models) else 0.0
         everything = folded.moments(np.arange(folded.n_folds))
         self.selected_model_ = candidates[chosen].name
         if self.selected_model_ == "constant":
@@ -865,6 +902,11 @@ class SparseLDPRegressor(
                 sigma_x=sigma_x,
             )
             _warn_if_not_converged(converged, self.max_iter)
+            if shrinkage < 1.0:  # the intercept follows the scaled model
+                coef = shrinkage * coef
+                _, intercept = _l1_ball_intercept(
+                    everything, coef, components, self.fit_intercept
+                )
             if self.recovery == "basis_pursuit" and components is not None:
                 # Same Phi^T w (so the same objective and intercept), least l1.
                 coef = basis_pursuit(components, components @ coef)
@@ -1016,6 +1058,12 @@ def _l1_ball_fold_fits(folded, params, *, fit_intercept, sigma_x, max_iter, tol)
             )
             fits[c, k] = np.append(projected, intercept)[:, None]
     return lambda c, k: fits.get((c, k))
+
+
+def _fold_fit(folded, candidate, index, fold_fits, k):
+    """``W`` of ``candidate`` (model ``index``) fitted without fold ``k``."""
+    W = None if fold_fits is None else fold_fits(index, k)
+    return candidate.fit(folded.moments(exclude=k)) if W is None else W
 
 
 def _l1_ball_scorer(moments, *, solver, radius, ridge, sigma_x):

@@ -663,11 +663,20 @@ def test_pure_noise_target_falls_back_to_the_constant():
     y_test = rng.uniform(-0.5, 0.5, 20_000) + 0.3
     reg = SparseLDPRegressor(epsilon=1.0, projection="identity", random_state=0)
     reg.fit(X, y)
+    # No signal: the held-out statistic C^ / s of the preferred model is
+    # about standard normal (aggregation._ridge.held_out_shrinkage), below 4
+    # with probability 1 - 3e-5, and the model is kept (shrunk) only above 1.
+    results = reg.cv_results_
+    assert abs(results["held_out_signal"]) < 4.0
+    assert (reg.selected_model_ == "model") == (results["held_out_signal"] > 1.0)
+    assert 0.0 <= results["shrinkage"] <= 1.0
+    if reg.selected_model_ == "model":  # once in six draws or fewer
+        return
     assert reg.selected_model_ == "constant" and reg.l1_radius_ == 0.0
+    assert results["shrinkage"] == 0.0
     assert np.all(reg.coef_ == 0.0)
     assert reg.score(X_test, y_test) >= -_constant_tolerance(reg, y)
     # One row per candidate: every (radius, ridge), then the constant; one chosen.
-    results = reg.cv_results_
     n_radii = 1 + len(AUTO_SMALLER_FACTORS) + len(AUTO_LARGER_FACTORS)  # 'auto'
     n_models = n_radii * len(L1_RIDGE_FACTORS) + len(HEAVY_RIDGE_FACTORS)
     assert list(results["candidate"]) == ["model"] * n_models + ["constant"]
@@ -685,12 +694,45 @@ def test_strong_signal_keeps_the_model():
     assert reg.selected_model_ == "model" and reg.l1_radius_ > 0
     X_test, y_test, _ = sparse_regression_data(20_000, 10, rng)
     assert reg.score(X_test, y_test) > 0.1
+    # The held-out shrinkage factor (C^ / V^) (1 - s^2 / C^2): about 1 for a
+    # model that fits, its noise s / C^ = 1 / held_out_signal; the fold
+    # models (4/5 of the reports) may overfit, V > C, by their variance,
+    # which is below their noise: above 1 - 5 / held_out_signal.
+    results = reg.cv_results_
+    assert results["held_out_signal"] > 10.0
+    assert 1.0 - 5.0 / results["held_out_signal"] < results["shrinkage"] <= 1.0
     radii = [p["l1_radius"] for p in reg.cv_results_["params"][:-1]]
     assert reg.l1_radius_ in radii and radii[0] == np.abs(w).sum()
     # The ridge of the choice, in its public units sigma_x^2 sqrt(m / n).
     ridges = [p["ridge"] for p in reg.cv_results_["params"][:-1]]
     scale = reg.noise_scale_**2 * np.sqrt(X.shape[1] / X.shape[0])
     assert any(np.isclose(reg.alpha_, r * scale) for r in ridges)
+
+
+def test_shrinkage_scales_the_refitted_model_and_the_paper_mode_keeps_the_veto():
+    rng = np.random.RandomState(2)
+    X, y, w = sparse_regression_data(20_000, 10, rng)
+    params = {"epsilon": 2.0, "l1_radius": np.abs(w).sum(), "projection": "identity"}
+    reg = SparseLDPRegressor(**params, random_state=0)
+    reports = reg.make_randomizer(10, n_users=len(X)).randomize(X, y, random_state=0)
+    reg.fit_reports(reports)
+    shrinkage = reg.cv_results_["shrinkage"]
+    assert 0.0 < shrinkage < 1.0  # a weak signal on these reports
+    # The model of the chosen candidate on every report, scaled by the
+    # factor; the intercept refitted: the mean of v at the mean of z.
+    sums = reg._aggregate.moment_statistics()
+    n = sum(fold.n for fold in sums.folds)
+    mean_z = sum(fold.gram[:10, 10] for fold in sums.folds) / n
+    mean_v = sum(fold.moment[10] for fold in sums.folds) / n
+    assert reg.intercept_ == pytest.approx(mean_v - mean_z @ reg.coef_, abs=1e-12)
+    assert np.abs(reg.coef_).sum() <= shrinkage * reg.l1_radius_ * (1 + 1e-9)
+    # The paper-faithful mode: no shrinkage, the signal test decides.
+    paper = SparseLDPRegressor(**params, calibration="paper", random_state=0)
+    paper.fit(X, y)
+    results = paper.cv_results_
+    assert results["shrinkage"] in (0.0, 1.0) and np.isnan(results["held_out_signal"])
+    if results["signal_p_value"] > 0.05:
+        assert paper.selected_model_ == "constant"
 
 
 def _disk_regression(n, w, rng):

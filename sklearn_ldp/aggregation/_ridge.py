@@ -252,6 +252,114 @@ def james_stein_ridge(moments, alpha, *, sigma_x, sigma_t, fit_intercept=True):
     return W
 
 
+def held_out_shrinkage(folded, fold_fit, fit_intercept=True):
+    """Positive-part James-Stein factor scaling a model towards the constant.
+
+    The family ``f w`` (``f`` in ``[0, 1]``; the intercept refitted, so ``f
+    = 0`` is the intercept-only model) of a fitted scorer ``w``. On users
+    the model was not fitted on, its squared risk is
+
+        R(f) = Var(y) - 2 f C + f^2 V,   C = Cov(y, w^T x),  V = Var(w^T x),
+
+    minimal at ``f* = C / V``. For each fold ``k`` the model ``w_k =
+    fold_fit(k)`` is fitted on the other folds, so fold ``k``'s reports
+    estimate its ``C_k`` and ``V_k`` without bias: ``C^_k = E_k[v w^T z] -
+    E_k[v] E_k[w^T z]`` (the noises of ``v`` and ``z`` are independent of
+    each other and of ``w_k``) and ``V^_k = w^T (E_k[z z^T] - sigma_x^2 I)
+    w - E_k[w^T z]^2``; the folds' estimates are pooled (``C^``, ``V^``,
+    weights ``n_k``). The noise of ``C^`` dominates. Given ``w_k``, fold
+    ``k``'s term has variance ``Var_k(v) Var_k(w^T z) / n_k`` (the noisy
+    reports' variances; exact when ``y`` ignores ``x``), but the folds'
+    terms are not independent: fold ``j``'s reports are in ``w_k`` and fold
+    ``k``'s in ``w_j``. With no signal and linear fits ``w_k = A c^_{-k}``
+    (``c^_{-k}`` the mean of the other folds' cross moments), ``C^ =
+    2 / (K (K - 1)) sum_{k < j} c^_k^T A c^_j``, each pair of folds twice:
+    its variance is twice the sum of the per-fold ones, for any number of
+    folds ``K``,
+
+        s^2 = 2 sum_k n_k^2 Var_k(v) Var_k(w_k^T z) / n^2
+
+    (measured: without the 2, ``C^ / s`` had standard deviation 1.39 over
+    400 draws of ``y`` independent of ``x``; see the tests). ``E[C^2] =
+    C^2 + s^2``, so ``f* = C / V`` is estimated by ``(C^ / V^) (1 - s^2 /
+    C^2)_+``: the positive-part James-Stein factor of one direction, ``k =
+    1`` (:func:`james_stein_ridge`'s rule for ``d <= 2``; there the cross
+    moment, here the model's own direction), capped at 1 (a shrinkage, not
+    an extrapolation of ``w``). Zero when ``C^ <= s``: no visible signal
+    along ``w``, the intercept-only model. With no signal the scaled model
+    keeps ``f > 0`` in about ``P(Z > 1) = 0.16`` of the draws (``Z``
+    standard normal) and costs at most ``E[(Z - 1 / Z)^2; Z > 1] s^2 / V =
+    0.17 s^2 / V`` of squared risk (the cap at 1 only lowers it), where the
+    unshrunk ``w`` costs ``V``. With a strong signal ``s`` is small next to
+    ``C^`` and the factor is ``C^ / V^``, about 1 for a model that fits.
+
+    Parameters
+    ----------
+    folded : FoldedMoments
+        Per-fold sums (one target), constant column last.
+    fold_fit : callable
+        ``fold_fit(k)``: the model's ``W = [w, b]`` (shape
+        ``(n_features + 1, 1)``) fitted without fold ``k``, or None.
+    fit_intercept : bool, default=True
+        False: the family ``f w`` has no intercept, and every moment above
+        is uncentred (``E[y w^T x]``, ``E[(w^T x)^2]``).
+
+    Returns
+    -------
+    factor : float
+        In ``[0, 1]``.
+    statistic : float
+        ``C^ / s``, the held-out signal along the model's direction in
+        units of its noise (0 when no fold could be held out).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_ldp.aggregation import FoldedMoments
+    >>> from sklearn_ldp.aggregation._ridge import held_out_shrinkage
+    >>> rng = np.random.default_rng(0)
+    >>> x = rng.uniform(-1, 1, 50_000)
+    >>> folded = FoldedMoments(x[:, None], 0.5 * x, sigma_x=0.0, sigma_t=0.0)
+    >>> # The fold models predict 2 x where E[y | x] = 0.5 x: scaled by 1/4.
+    >>> factor, _ = held_out_shrinkage(folded, lambda k: np.array([[2.0], [0.0]]))
+    >>> round(factor, 3)
+    0.25
+    """
+    d = folded.zz.shape[1] - 1
+    covariance = variance = noise = 0.0
+    n_scored = 0
+    sigma_t = float(np.ravel(folded.sigma_t)[0])
+    for k in range(folded.n_folds):
+        if folded.counts[k] < 2 or folded.counts[k] == folded.n:
+            continue
+        W = fold_fit(k)
+        if W is None:
+            continue
+        w = np.asarray(W, dtype=np.float64)[:d, 0]
+        held = folded.moments([k])
+        mean_score = float(held.gram[:d, d] @ w) if fit_intercept else 0.0
+        mean_target = float(held.cross[d, 0]) if fit_intercept else 0.0
+        clean_second = float(w @ held.gram[:d, :d] @ w)
+        noisy_variance_score = clean_second + folded.sigma_x**2 * (w @ w)
+        noisy_variance_score -= mean_score**2
+        noisy_variance_target = float(held.square[0]) + sigma_t**2 - mean_target**2
+        covariance += held.n * (float(held.cross[:d, 0] @ w) - mean_target * mean_score)
+        variance += held.n * (clean_second - mean_score**2)
+        noise += (
+            held.n * max(noisy_variance_target, 0.0) * max(noisy_variance_score, 0.0)
+        )
+        n_scored += held.n
+    if n_scored == 0:
+        return 0.0, 0.0
+    covariance, variance = covariance / n_scored, variance / n_scored
+    noise *= 2.0 / n_scored**2  # each pair of folds twice (docstring)
+    statistic = covariance / np.sqrt(noise) if noise > 0 else 0.0
+    if covariance <= 0.0 or variance <= 0.0 or covariance**2 <= noise:
+        return 0.0, float(statistic)
+    factor = (covariance**2 - noise) / (covariance * variance)
+    return float(min(1.0, factor)), float(statistic)
+
+
 class StreamedFoldedMoments(FoldedMoments):
     """:class:`~sklearn_ldp.aggregation.FoldedMoments` from streamed per-fold sums.
 
@@ -393,8 +501,9 @@ def select_model_or_constant(
         ``[*models, constant]``.
     cv_results : dict
         One entry per candidate (:func:`~sklearn_ldp.aggregation.select_candidate`'s
-        fields; ``selected`` marks the final choice), and ``signal_p_value``
-        (the p-value of stage 2's test).
+        fields; ``selected`` marks the final choice), ``signal_p_value``
+        (the p-value of stage 2's test) and ``model_index`` (stage 1's
+        model, for callers that replace stage 2, :func:`held_out_shrinkage`).
     """
     constant = Candidate(
         "constant",
@@ -419,6 +528,7 @@ def select_model_or_constant(
     everything = centred_moments(folded.moments(np.arange(folded.n_folds)))
     p_value = signal_test(everything, folded.sigma_x, folded.sigma_t)
     cv_results["signal_p_value"] = p_value
+    cv_results["model_index"] = best
     if signal_level is not None and p_value > signal_level:
         chosen = len(models)
     else:
