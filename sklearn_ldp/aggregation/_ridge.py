@@ -21,6 +21,7 @@ import numpy as np
 import scipy.linalg
 
 from ._selection import (
+    FOLD_PAIR_VARIANCE_FACTOR,
     Candidate,
     FoldedMoments,
     Moments,
@@ -352,7 +353,8 @@ def held_out_shrinkage(folded, fold_fit, fit_intercept=True):
     if n_scored == 0:
         return 0.0, 0.0
     covariance, variance = covariance / n_scored, variance / n_scored
-    noise *= 2.0 / n_scored**2  # each pair of folds twice (docstring)
+    # Each pair of folds twice (docstring; directional_signal_test's U-statistic).
+    noise *= FOLD_PAIR_VARIANCE_FACTOR / n_scored**2
     statistic = covariance / np.sqrt(noise) if noise > 0 else 0.0
     if covariance <= 0.0 or variance <= 0.0 or covariance**2 <= noise:
         return 0.0, float(statistic)
