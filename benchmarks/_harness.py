@@ -8,10 +8,16 @@ callables ``step(run) -> [Report, ...]``. It ends with
 line (``--quick``, ``--seed``, ``--no-save`` and the script's own options),
 runs the steps and writes every :class:`Report` (printed, and saved under
 ``docs/benchmarks/`` or, with ``--quick``, ``benchmarks/results/quick/``).
+
+A long grid is sharded by population over processes: each runs
+``--populations NAME ... --rows DIR`` (its fits are saved under ``DIR``)
+and the one that finds every population's rows writes the table; the
+table is the same as the single command's (same seeds).
 """
 
 import argparse
 import dataclasses
+import json
 import time
 import tracemalloc
 import warnings
@@ -189,6 +195,11 @@ class Run:
     options: argparse.Namespace = field(default_factory=argparse.Namespace)
     grid: Grid | None = None
 
+    def runs_population(self, name):
+        """Whether this invocation fits ``name`` (``--populations``)."""
+        wanted = getattr(self.options, "populations", None)
+        return wanted is None or name in wanted
+
     @property
     def directory(self):
         """``docs/benchmarks`` for full runs, ``benchmarks/results/quick`` for quick."""
@@ -266,10 +277,17 @@ class Experiment:
 
     def __call__(self, run):
         grid = self.quick if run.quick else self.full
-        rows = []
+        rows, missing = [], []
         for population in grid.populations:
             here = grid.of(population)
-            rows += run_grid(
+            shard = _shard_file(run, self.name, population.name)
+            if not run.runs_population(population.name):
+                if shard is not None and shard.exists():
+                    rows += _read_rows(shard)
+                else:
+                    missing.append(population.name)
+                continue
+            grown = run_grid(
                 population,
                 self.methods(population, run.quick),
                 self.evaluate,
@@ -278,6 +296,15 @@ class Experiment:
                 seeds=here.seeds(run.seed),
                 n_test=self.n_test,
             )
+            if shard is not None:
+                _write_rows(shard, grown)
+            rows += grown
+        if missing:
+            print(
+                f"{self.name}: no rows yet for {', '.join(missing)} "
+                "(run them with --populations ... --rows DIR); table not written"
+            )
+            return []
         table, (out, columns) = self.tabulate(rows)
         run = dataclasses.replace(run, grid=grid)
         figure = None
@@ -317,6 +344,33 @@ class Benchmark:
     options: tuple = ()
 
 
+def _shard_file(run, step, population):
+    """Where ``--rows DIR`` keeps one population's fits of one step."""
+    directory = getattr(run.options, "rows", None)
+    if directory is None:
+        return None
+    kind = "quick" if run.quick else "full"
+    return Path(directory) / kind / step / f"{population}.json"
+
+
+def _write_rows(path, rows):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    plain = [
+        {k: v.item() if isinstance(v, np.generic) else v for k, v in r.items()}
+        for r in rows
+    ]
+    path.write_text(json.dumps(plain))
+
+
+def _read_rows(path):
+    # JSON has no tuples: a method's key that was one (an ablation's
+    # parameter) must stay hashable for the aggregation.
+    return [
+        {k: tuple(v) if isinstance(v, list) else v for k, v in row.items()}
+        for row in json.loads(path.read_text())
+    ]
+
+
 def write(report, run):
     """Print the table; unless ``--no-save``, write ``<name>.md`` and the figure."""
     table = format_table(report.rows, report.columns)
@@ -351,7 +405,23 @@ def main(spec, argv=None):
         choices=[name for name in names if name],
         help="run only these steps (pages) of the benchmark",
     )
+    parser.add_argument(
+        "--populations",
+        nargs="*",
+        metavar="NAME",
+        help="fit only these populations of the grids (shards: run the others "
+        "in other processes with the same --rows DIR; the table is written by "
+        "whichever finds every population's rows; no NAME: only read DIR)",
+    )
+    parser.add_argument(
+        "--rows",
+        metavar="DIR",
+        help="save each population's fits under DIR (and read there the "
+        "populations --populations leaves out)",
+    )
     args = parser.parse_args(argv)
+    if args.populations is not None and args.rows is None:
+        parser.error("--populations needs --rows DIR (where the shards meet)")
     run = Run(
         quick=args.quick,
         seed=args.seed,
