@@ -390,6 +390,24 @@ def write(report, run):
         report.on_saved(path)
 
 
+def _shard_options(parser):
+    """``--populations`` and ``--rows``: a grid sharded over processes."""
+    parser.add_argument(
+        "--populations",
+        nargs="*",
+        metavar="NAME",
+        help="fit only these populations of the grids (shards: run the others "
+        "in other processes with the same --rows DIR; the table is written by "
+        "whichever finds every population's rows; no NAME: only read DIR)",
+    )
+    parser.add_argument(
+        "--rows",
+        metavar="DIR",
+        help="save each population's fits under DIR (and read there the "
+        "populations --populations leaves out)",
+    )
+
+
 def main(spec, argv=None):
     """Run a :class:`Benchmark` from the command line."""
     parser = argparse.ArgumentParser(description=spec.description)
@@ -405,22 +423,11 @@ def main(spec, argv=None):
         choices=[name for name in names if name],
         help="run only these steps (pages) of the benchmark",
     )
-    parser.add_argument(
-        "--populations",
-        nargs="*",
-        metavar="NAME",
-        help="fit only these populations of the grids (shards: run the others "
-        "in other processes with the same --rows DIR; the table is written by "
-        "whichever finds every population's rows; no NAME: only read DIR)",
-    )
-    parser.add_argument(
-        "--rows",
-        metavar="DIR",
-        help="save each population's fits under DIR (and read there the "
-        "populations --populations leaves out)",
-    )
+    grids = any(isinstance(step, Experiment) for step in spec.steps)
+    if grids:  # a script without grids may declare its own --populations
+        _shard_options(parser)
     args = parser.parse_args(argv)
-    if args.populations is not None and args.rows is None:
+    if grids and args.populations is not None and args.rows is None:
         parser.error("--populations needs --rows DIR (where the shards meet)")
     run = Run(
         quick=args.quick,

@@ -293,6 +293,60 @@ def test_main_runs_a_declared_experiment(capsys):
     assert "'seed': 4" in out  # --seed 3, two repeats
 
 
+def test_sharded_grid_writes_the_single_commands_table(tmp_path, capsys):
+    from dataclasses import replace
+
+    from sklearn.linear_model import LinearRegression
+
+    first = POPULATIONS["linear_1d"]
+    second = replace(first, name="linear_1d_twin")
+
+    def methods(population, quick):
+        return [
+            Method(
+                "ols", lambda d, e, s: LinearRegression().fit(d.X, d.y), "non-private"
+            ),
+            Method(
+                "debiased",
+                lambda d, e, s: GaussianLeastSquares(e, s, y_bound=1.0).fit(d.X, d.y),
+                "baseline",
+            ),
+        ]
+
+    grid = Grid(populations=(first, second), sizes=(300,), epsilons=(2.0,), repeats=2)
+    spec = Benchmark(
+        name="bench_test",
+        description="test",
+        steps=(
+            Experiment(
+                name="test",
+                title="A test table",
+                methods=methods,
+                evaluate=lambda model, data: {
+                    "r2": model.score(data.X_test, data.y_test)
+                },
+                metrics=("r2",),
+                full=grid,
+                quick=grid,
+            ),
+        ),
+    )
+
+    def table(argv):
+        main(spec, ["--quick", "--no-save", *argv])
+        out = capsys.readouterr().out
+        return out[out.find("## A test table") :] if "## A test" in out else None
+
+    whole = table([])
+    rows = ["--rows", str(tmp_path)]
+    assert table(["--populations", "linear_1d_twin", *rows]) is None  # one shard
+    assert (tmp_path / "quick" / "test" / "linear_1d_twin.json").exists()
+    assert table(["--populations", "linear_1d", *rows]) == whole  # the last one
+    assert table(["--populations", *rows]) == whole  # read only
+    with pytest.raises(SystemExit):  # shards must meet somewhere
+        main(spec, ["--quick", "--no-save", "--populations", "linear_1d"])
+
+
 @pytest.mark.parametrize(
     "page", sorted((ROOT / "docs" / "benchmarks").glob("*.md")), ids=lambda p: p.name
 )
