@@ -5,6 +5,7 @@ declarative specs on the public API."""
 import ast
 import importlib
 import sys
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -248,23 +249,25 @@ def test_margin_risk_clips_users_and_signs_labels():
     np.testing.assert_allclose(risk, np.mean(np.logaddexp(0.0, -margins)))
 
 
-def test_main_runs_a_declared_experiment(capsys):
+def _ols_and_debiased(population, quick, keys=None):
+    """Two methods for the harness tests: OLS and debiased least squares."""
     from sklearn.linear_model import LinearRegression
 
+    return [
+        Method("ols", lambda d, e, s: LinearRegression().fit(d.X, d.y), "non-private"),
+        Method(
+            "debiased",
+            lambda d, e, s: GaussianLeastSquares(e, s, y_bound=1.0).fit(d.X, d.y),
+            "baseline",
+            keys=keys or {},
+        ),
+    ]
+
+
+def test_main_runs_a_declared_experiment(capsys):
     population = POPULATIONS["linear_1d"]
 
-    def methods(population, quick):
-        return [
-            Method(
-                "ols", lambda d, e, s: LinearRegression().fit(d.X, d.y), "non-private"
-            ),
-            Method(
-                "debiased",
-                lambda d, e, s: GaussianLeastSquares(e, s, y_bound=1.0).fit(d.X, d.y),
-                "baseline",
-                keys={"h": 1},
-            ),
-        ]
+    methods = partial(_ols_and_debiased, keys={"h": 1})
 
     grid = Grid(populations=(population,), sizes=(300,), epsilons=(2.0,), repeats=2)
     spec = Benchmark(
@@ -296,22 +299,10 @@ def test_main_runs_a_declared_experiment(capsys):
 def test_sharded_grid_writes_the_single_commands_table(tmp_path, capsys):
     from dataclasses import replace
 
-    from sklearn.linear_model import LinearRegression
-
     first = POPULATIONS["linear_1d"]
     second = replace(first, name="linear_1d_twin")
 
-    def methods(population, quick):
-        return [
-            Method(
-                "ols", lambda d, e, s: LinearRegression().fit(d.X, d.y), "non-private"
-            ),
-            Method(
-                "debiased",
-                lambda d, e, s: GaussianLeastSquares(e, s, y_bound=1.0).fit(d.X, d.y),
-                "baseline",
-            ),
-        ]
+    methods = _ols_and_debiased
 
     grid = Grid(populations=(first, second), sizes=(300,), epsilons=(2.0,), repeats=2)
     spec = Benchmark(
