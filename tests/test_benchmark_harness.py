@@ -264,13 +264,10 @@ def _ols_and_debiased(population, quick, keys=None):
     ]
 
 
-def test_main_runs_a_declared_experiment(capsys):
-    population = POPULATIONS["linear_1d"]
-
-    methods = partial(_ols_and_debiased, keys={"h": 1})
-
-    grid = Grid(populations=(population,), sizes=(300,), epsilons=(2.0,), repeats=2)
-    spec = Benchmark(
+def _test_spec(populations, methods, notes=""):
+    """A one-grid benchmark of the harness tests (r^2 of each method)."""
+    grid = Grid(populations=populations, sizes=(300,), epsilons=(2.0,), repeats=2)
+    return Benchmark(
         name="bench_test",
         description="test",
         steps=(
@@ -284,9 +281,17 @@ def test_main_runs_a_declared_experiment(capsys):
                 metrics=("r2",),
                 full=grid,
                 quick=grid,
-                notes=lambda table, run: f"runs {table[0]['runs']}; {run.command}",
+                notes=notes,
             ),
         ),
+    )
+
+
+def test_main_runs_a_declared_experiment(capsys):
+    spec = _test_spec(
+        (POPULATIONS["linear_1d"],),
+        partial(_ols_and_debiased, keys={"h": 1}),
+        notes=lambda table, run: f"runs {table[0]['runs']}; {run.command}",
     )
     main(spec, ["--quick", "--no-save", "--seed", "3"])
     out = capsys.readouterr().out
@@ -300,28 +305,7 @@ def test_sharded_grid_writes_the_single_commands_table(tmp_path, capsys):
     from dataclasses import replace
 
     first = POPULATIONS["linear_1d"]
-    second = replace(first, name="linear_1d_twin")
-
-    methods = _ols_and_debiased
-
-    grid = Grid(populations=(first, second), sizes=(300,), epsilons=(2.0,), repeats=2)
-    spec = Benchmark(
-        name="bench_test",
-        description="test",
-        steps=(
-            Experiment(
-                name="test",
-                title="A test table",
-                methods=methods,
-                evaluate=lambda model, data: {
-                    "r2": model.score(data.X_test, data.y_test)
-                },
-                metrics=("r2",),
-                full=grid,
-                quick=grid,
-            ),
-        ),
-    )
+    spec = _test_spec((first, replace(first, name="linear_1d_twin")), _ols_and_debiased)
 
     def table(argv):
         main(spec, ["--quick", "--no-save", *argv])
