@@ -277,16 +277,11 @@ class Experiment:
 
     def __call__(self, run):
         grid = self.quick if run.quick else self.full
-        rows, missing = [], []
-        for population in grid.populations:
-            here = grid.of(population)
-            shard = _shard_file(run, self.name, population.name)
+        fits, missing = {}, []
+        for population in grid.populations:  # this shard's populations first
             if not run.runs_population(population.name):
-                if shard is not None and shard.exists():
-                    rows += _read_rows(shard)
-                else:
-                    missing.append(population.name)
                 continue
+            here = grid.of(population)
             grown = run_grid(
                 population,
                 self.methods(population, run.quick),
@@ -296,15 +291,25 @@ class Experiment:
                 seeds=here.seeds(run.seed),
                 n_test=self.n_test,
             )
+            shard = _shard_file(run, self.name, population.name)
             if shard is not None:
                 _write_rows(shard, grown)
-            rows += grown
+            fits[population.name] = grown
+        for population in grid.populations:  # then the other shards' rows
+            if run.runs_population(population.name):
+                continue
+            shard = _shard_file(run, self.name, population.name)
+            if shard is not None and shard.exists():
+                fits[population.name] = _read_rows(shard)
+            else:
+                missing.append(population.name)
         if missing:
             print(
                 f"{self.name}: no rows yet for {', '.join(missing)} "
                 "(run them with --populations ... --rows DIR); table not written"
             )
             return []
+        rows = [row for p in grid.populations for row in fits[p.name]]
         table, (out, columns) = self.tabulate(rows)
         run = dataclasses.replace(run, grid=grid)
         figure = None
