@@ -99,6 +99,7 @@ FLAGGED = (
     ("bench_glm", "glm", "logistic_10d", 100_000, 8.0),
     ("bench_glm", "glm", "logistic_10d", 1_000_000, 1.0),
     ("bench_hinge", "hinge", "linear_rule_10d", 100_000, 4.0),
+    ("bench_hinge", "hinge", "linear_rule_10d", 1_000_000, 8.0),
     ("bench_same_reports", "same_reports", "digits_binary", 100_000, 4.0),
     ("bench_sparse", "sparse_regression", "sparse_linear_20d", 20_000, 2.0),
     ("bench_sparse", "sparse_regression", "sparse_linear_100d", 200_000, 4.0),
