@@ -27,6 +27,7 @@ from ._selection import (
     Moments,
     constant_model,
     cross_validate,
+    held_out_scores,
     select_candidate,
     signal_statistic,
     signal_test,
@@ -326,36 +327,13 @@ def held_out_shrinkage(folded, fold_fit, fit_intercept=True):
     >>> round(factor, 3)
     0.25
     """
-    d = folded.zz.shape[1] - 1
-    covariance = variance = noise = 0.0
-    n_scored = 0
-    sigma_t = float(np.ravel(folded.sigma_t)[0])
-    for k in range(folded.n_folds):
-        if folded.counts[k] < 2 or folded.counts[k] == folded.n:
-            continue
-        W = fold_fit(k)
-        if W is None:
-            continue
-        w = np.asarray(W, dtype=np.float64)[:d, 0]
-        held = folded.moments([k])
-        mean_score = float(held.gram[:d, d] @ w) if fit_intercept else 0.0
-        mean_target = float(held.cross[d, 0]) if fit_intercept else 0.0
-        clean_second = float(w @ held.gram[:d, :d] @ w)
-        noisy_variance_score = clean_second + folded.sigma_x**2 * (w @ w)
-        noisy_variance_score -= mean_score**2
-        noisy_variance_target = float(held.square[0]) + sigma_t**2 - mean_target**2
-        covariance += held.n * (float(held.cross[:d, 0] @ w) - mean_target * mean_score)
-        variance += held.n * (clean_second - mean_score**2)
-        noise += (
-            held.n * max(noisy_variance_target, 0.0) * max(noisy_variance_score, 0.0)
-        )
-        n_scored += held.n
-    if n_scored == 0:
+    scores = held_out_scores(folded, fold_fit, fit_intercept)
+    if scores.n == 0:
         return 0.0, 0.0
-    covariance, variance = covariance / n_scored, variance / n_scored
-    # Each pair of folds twice (docstring; directional_signal_test's U-statistic).
-    noise *= FOLD_PAIR_VARIANCE_FACTOR / n_scored**2
-    statistic = covariance / np.sqrt(noise) if noise > 0 else 0.0
+    statistic = scores.statistic
+    covariance, variance = scores.covariance / scores.n, scores.variance / scores.n
+    # The variance of C^ = covariance: each pair of folds twice (docstring).
+    noise = FOLD_PAIR_VARIANCE_FACTOR * scores.noise / scores.n**2
     if covariance <= 0.0 or variance <= 0.0 or covariance**2 <= noise:
         return 0.0, float(statistic)
     factor = (covariance**2 - noise) / (covariance * variance)

@@ -592,24 +592,78 @@ def directional_signal_test(folded, fit):
     """
     from scipy.stats import norm
 
-    total, variance = 0.0, 0.0
+    scores = held_out_scores(folded, lambda k: fit(folded.moments(exclude=k)))
+    if scores.noise <= 0.0:
+        return 1.0
+    return float(norm.sf(scores.statistic))
+
+
+@dataclass(frozen=True)
+class HeldOutScores:
+    """Fold models scored on their held-out folds (:func:`held_out_scores`).
+
+    Sums over the scored folds ``k`` and the outputs ``c`` of ``n_k``
+    times: ``covariance``, the centred covariance of ``t_c`` with the
+    score ``w_c^T z`` (unbiased for the clean ``Cov(y_c, w_c^T x)``);
+    ``noise``, ``Var_k(t_c) Var_k(w_c^T z)`` of the noisy reports (the
+    variance of the covariance's fold term given ``w``); ``variance``, the
+    debiased ``Var(w_c^T x)``. ``n`` is the number of reports scored.
+    """
+
+    n: int
+    covariance: float
+    noise: float
+    variance: float
+
+    @property
+    def statistic(self):
+        """``covariance / sd``: the held-out signal in units of its noise
+        under "no signal" (each pair of folds twice,
+        :data:`FOLD_PAIR_VARIANCE_FACTOR`); 0 without noise."""
+        if self.noise <= 0.0:
+            return 0.0
+        return self.covariance / np.sqrt(FOLD_PAIR_VARIANCE_FACTOR * self.noise)
+
+
+def held_out_scores(folded, fold_fit, fit_intercept=True):
+    """Score each fold's reports along the model fitted without that fold.
+
+    ``fold_fit(k)`` is ``W`` (shape ``(n_features + 1, n_outputs)``, the
+    intercept row unused) fitted on the folds other than ``k``, or None to
+    skip the fold. With ``fit_intercept=False`` the moments are uncentred
+    (``E[t w^T z]``, ``E[(w^T z)^2]``). The noises of ``t`` and ``z`` are
+    independent of each other and of ``W``, so the fold's covariance is
+    unbiased, and the noisy variances add the known noise
+    (``sigma_x^2 ||w||^2``, ``sigma_t^2``). Shared by
+    :func:`directional_signal_test` and
+    :func:`~sklearn_ldp.aggregation._ridge.held_out_shrinkage`.
+
+    Returns
+    -------
+    HeldOutScores
+    """
     d = folded.zz.shape[1] - 1
+    n = 0
+    covariance = noise = variance = 0.0
     for k in range(folded.n_folds):  # K folds
         if folded.counts[k] < 2 or folded.counts[k] == folded.n:
             continue
-        W = fit(folded.moments(exclude=k))[:d]
+        W = fold_fit(k)
+        if W is None:
+            continue
+        W = np.asarray(W, dtype=np.float64)[:d]
         held = folded.moments([k])
-        mean_z = held.gram[:d, -1]
-        mean_t = held.mean_target
-        covariance = np.sum(held.cross[:d] * W) - float(mean_t @ (mean_z @ W))
+        mean_z = held.gram[:d, -1] if fit_intercept else np.zeros(d)
+        mean_t = held.mean_target if fit_intercept else np.zeros_like(held.square)
+        mean_s = mean_z @ W
+        clean = np.einsum("ic,ij,jc->c", W, held.gram[:d, :d], W)
+        var_s = clean + folded.sigma_x**2 * np.sum(W * W, axis=0) - mean_s**2
         var_t = np.clip(held.square + folded.sigma_t**2 - mean_t**2, 0.0, None)
-        gram = held.gram[:d, :d] + folded.sigma_x**2 * np.eye(d)
-        var_s = np.einsum("ic,ij,jc->c", W, gram, W) - (mean_z @ W) ** 2
-        total += held.n * covariance
-        variance += held.n * float(np.sum(var_t * np.clip(var_s, 0.0, None)))
-    if variance <= 0.0:
-        return 1.0
-    return float(norm.sf(total / np.sqrt(FOLD_PAIR_VARIANCE_FACTOR * variance)))
+        covariance += held.n * (np.sum(held.cross[:d] * W) - float(mean_t @ mean_s))
+        noise += held.n * float(np.sum(var_t * np.clip(var_s, 0.0, None)))
+        variance += held.n * float(np.sum(clean - mean_s**2))
+        n += held.n
+    return HeldOutScores(n, float(covariance), noise, variance)
 
 
 # ----------------------------------------------------------------- selection
