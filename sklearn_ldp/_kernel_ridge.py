@@ -115,6 +115,20 @@ LINEAR_ALPHAS = np.logspace(-4, 2, 7)
 #: ``nonlinear_5d`` (``2 x 10^5`` users, epsilon 2: R^2 0.031 against
 #: debiased least squares' 0.141; issue 16).
 SIGNAL_LEVEL = 0.1
+#: Planning assumption of ``linear_features='auto'``
+#: (:func:`predicted_collection_risks`): the share of ``y_bound^2`` that the
+#: target carries beyond its linear part, in the kernel's degree-2
+#: directions. What users send must be fixed before they report, so the
+#: rule plans for an assumed non-linearity, as a power analysis assumes an
+#: effect size. A tenth of the largest variance the bound allows: the
+#: benchmark's ``nonlinear_5d`` has 0.022 there (its ``0.5 x3^2``; ``y``'s
+#: variance is 0.44) and ``diabetes_5d`` almost none. With the former rule
+#: (random features once their ``m`` could resolve a degree-2 direction at
+#: all) random features lost to least squares on the same kind of reports
+#: in every cell of the benchmark where they were sent (issue 16).
+#: Users who expect a stronger non-linear part send random features with
+#: ``linear_features=False``.
+NONLINEAR_SHARE = 0.1
 #: ``alpha='auto'`` with fewer than two users (no fold can be held out).
 _FALLBACK_ALPHA = 0.1
 
@@ -163,8 +177,8 @@ def noise_aware_n_components(n_users, sigma_x):
     return int(min(max(m, 2), MAX_AUTO_COMPONENTS))
 
 
-def rbf_quadratic_eigenvalue(n_features, gamma, data_norm):
-    """Eigenvalue of the rbf kernel's degree-2 directions under a public reference law.
+def rbf_eigenvalue(n_features, gamma, data_norm, degree):
+    """Eigenvalue of the rbf kernel's directions of total degree ``degree``.
 
     The reference: ``x ~ N(0, data_norm^2 / n_features I)``, records spread
     in every direction with ``E ||x||^2 = data_norm^2`` (at the declared
@@ -174,55 +188,146 @@ def rbf_quadratic_eigenvalue(n_features, gamma, data_norm):
     coordinate ``lambda_k = sqrt(2 a / A) B^k`` with ``a = 1 / (4 s^2)``,
     ``s^2 = data_norm^2 / n_features``, ``c = sqrt(a^2 + 2 a gamma)``,
     ``A = a + gamma + c`` and ``B = gamma / A``; a direction of total degree
-    ``k`` (a Hermite product) has ``lambda_0^(n_features) B^k``. The
-    constant (``k = 0``) is the intercept's, ``k = 1`` are the linear
-    functions of ``x`` and ``k = 2`` the first non-linear ones: this
-    function returns ``lambda_0^(n_features) B^2``. A model with an
-    intercept sees the centred kernel: its degree-2 eigenvalues are at least
-    this one (the products of two coordinates are orthogonal to the
-    constant and keep it exactly; centring raises the others, by
-    interlacing), so a rule built on it errs towards plain reports.
+    ``k`` (a Hermite product) has ``lambda_0^(n_features) B^k``, and the
+    eigenvalues sum to ``k(x, x) = 1``. The constant (``k = 0``) is the
+    intercept's, ``k = 1`` are the ``n_features`` linear directions and
+    ``k = 2`` the ``n_features (n_features + 1) / 2`` first non-linear ones.
+    A model with an intercept sees the centred kernel: its degree-2
+    eigenvalues are at least these (the products of two coordinates are
+    orthogonal to the constant and keep them exactly; centring raises the
+    others, by interlacing).
+
+    Examples
+    --------
+    >>> from sklearn_ldp._kernel_ridge import rbf_eigenvalue
+    >>> round(rbf_eigenvalue(1, 1.0, 1.0, 2), 4)
+    0.125
+    >>> round(rbf_eigenvalue(5, 1.0, 1.0, 1), 4), round(1 / rbf_eigenvalue(5, 1.0, 1.0, 2), 1)
+    (0.0616, 69.2)
+    """
+    variance = float(data_norm) ** 2 / n_features
+    a = 1.0 / (4.0 * variance)
+    c = math.sqrt(a * a + 2.0 * a * gamma)
+    big_a = a + gamma + c
+    return math.sqrt(2.0 * a / big_a) ** n_features * (gamma / big_a) ** degree
+
+
+def rbf_quadratic_eigenvalue(n_features, gamma, data_norm):
+    """:func:`rbf_eigenvalue` of degree 2: the first non-linear directions.
 
     Examples
     --------
     >>> from sklearn_ldp._kernel_ridge import rbf_quadratic_eigenvalue
     >>> round(rbf_quadratic_eigenvalue(1, 1.0, 1.0), 4)
     0.125
-    >>> round(1 / rbf_quadratic_eigenvalue(5, 1.0, 1.0), 1)
-    69.2
     """
-    variance = float(data_norm) ** 2 / n_features
-    a = 1.0 / (4.0 * variance)
-    c = math.sqrt(a * a + 2.0 * a * gamma)
-    big_a = a + gamma + c
-    return math.sqrt(2.0 * a / big_a) ** n_features * (gamma / big_a) ** 2
+    return rbf_eigenvalue(n_features, gamma, data_norm, 2)
 
 
-def random_features_resolve_nonlinearity(n_features, n_components, gamma, data_norm):
-    """Whether ``m`` noise-aware random features can see beyond the linear functions.
+def ridge_direction_risk(energy, eigenvalue, alpha, noise):
+    """Predicted squared risk of debiased ridge along one feature direction.
 
-    :func:`noise_aware_n_components` stops at the ``m`` where a feature's
-    share ``1 / m`` of the random features' signal (``E ||phi(x)||^2 = 1``)
-    meets the noise of the debiased Gram matrix: a kernel direction whose
-    eigenvalue is below ``1 / m`` is below the noise the reports carry.
-    The first directions the kernel adds to a linear model are of degree 2
-    (:func:`rbf_quadratic_eigenvalue`, under the most spread reference law
-    the public bound allows). If ``rbf_quadratic_eigenvalue * m < 1`` the
-    random features resolve at most the linear functions of ``x``, which
-    plain ``(x, y)`` reports carry with less noise (norm bound 1 instead of
-    ``sqrt(2)`` per unit of ``data_norm``, ``n_features`` numbers instead
-    of ``m``).
+    Along an eigendirection whose features have second moment ``lambda``
+    (``eigenvalue``) and whose part of the target has variance ``e``
+    (``energy``, so its coefficient is ``w = sqrt(e / lambda)``), ridge at
+    penalty ``alpha`` estimates ``w`` by ``c_hat / (lambda + alpha)`` from
+    the debiased cross moment ``c_hat``, unbiased for ``lambda w`` with
+    variance ``noise``. Its squared error, weighted by ``lambda``, is the
+    shrinkage bias ``e (alpha / (lambda + alpha))^2`` plus the variance
+    ``noise lambda / (lambda + alpha)^2``. The debiased Gram matrix's own
+    error is what ``alpha`` at its noise scale
+    (:func:`~sklearn_ldp.aggregation._selection.gram_noise_scale`) holds
+    down; it is not counted again.
 
     Examples
     --------
-    >>> from sklearn_ldp._kernel_ridge import random_features_resolve_nonlinearity
-    >>> random_features_resolve_nonlinearity(1, 10, 1.0, 1.0)
-    True
-    >>> random_features_resolve_nonlinearity(5, 44, 1.0, 1.0)
-    False
+    >>> from sklearn_ldp._kernel_ridge import ridge_direction_risk
+    >>> ridge_direction_risk(1.0, 1.0, 0.0, 0.01)  # unpenalized: the variance
+    0.01
+    >>> ridge_direction_risk(1.0, 1.0, 1.0, 0.0)  # a quarter of e is left
+    0.25
     """
-    eigenvalue = rbf_quadratic_eigenvalue(n_features, gamma, data_norm)
-    return n_components * eigenvalue >= 1.0
+    scale = eigenvalue + alpha
+    return energy * (alpha / scale) ** 2 + noise * eigenvalue / scale**2
+
+
+def predicted_collection_risks(
+    n_features,
+    n_users,
+    n_components,
+    gamma,
+    data_norm,
+    y_bound,
+    plain_noise,
+    feature_noise,
+    nonlinear_share=None,
+):
+    """Predicted squared risks of plain ``(x, y)`` reports and of random features.
+
+    The public planning target (issue 16: public choices minimize a
+    predicted error, variance plus approximation bias): ``Var(y) =
+    y_bound^2`` (the bound's worst case, as
+    :func:`~sklearn_ldp.randomizers._target_mean.min_users_for_a_model`), a
+    share ``rho`` (:data:`NONLINEAR_SHARE`) of it spread evenly over the
+    rbf kernel's degree-2 directions (the first a linear model misses,
+    :func:`rbf_eigenvalue`) and the rest evenly over the ``d`` linear
+    directions, under the reference law ``N(0, data_norm^2 / d I)``. Each
+    candidate is debiased ridge at its Gram matrix's noise scale
+    ``sigma_x^2 sqrt(p / n)`` (``p = d`` or ``m``), scored direction by
+    direction (:func:`ridge_direction_risk`) with cross-moment variance
+    ``((lambda + sigma_x^2)(y_bound^2 + sigma_y^2) + lambda e) / n`` (that
+    of the product of two jointly Gaussian reports):
+
+    - plain ``(x, y)`` (noise ``plain_noise = (sigma_x, sigma_y)``, ``x``
+      in its own units): ``d`` linear directions of second moment
+      ``data_norm^2 / d``, and the whole degree-2 part ``rho y_bound^2`` as
+      bias;
+    - ``m`` random features (``feature_noise``, features with ``E
+      ||phi||^2 = 1``): the ``d`` linear directions at the kernel's
+      degree-1 eigenvalue (3.2 times smaller than plain ``x``'s in 5
+      dimensions in the unit ball: the kernel spreads its unit trace over
+      every degree) and the degree-2 directions at the degree-2 one.
+
+    Parts of degree 3 and more are missed by both in this account (their
+    eigenvalues are smaller still). Returns ``(plain_risk,
+    random_features_risk)``, in units of ``y``'s square.
+
+    Examples
+    --------
+    >>> from sklearn_ldp._kernel_ridge import predicted_collection_risks
+    >>> plain, rff = predicted_collection_risks(
+    ...     5, 200_000, 211, 1.0, 1.0, 1.0, (0.62, 0.62), (0.87, 0.87))
+    >>> round(plain, 3), round(rff, 3)
+    (0.1, 0.11)
+    """
+    rho = NONLINEAR_SHARE if nonlinear_share is None else float(nonlinear_share)
+    d = int(n_features)
+    n = float(n_users)
+    signal = float(y_bound) ** 2
+    n_quadratic = d * (d + 1) // 2
+    linear_energy = (1.0 - rho) * signal / d
+    quadratic_energy = rho * signal / n_quadratic
+
+    def direction(energy, eigenvalue, n_numbers, noise):
+        sigma_x, sigma_y = noise
+        alpha = gram_noise_scale(sigma_x, n_numbers, n)
+        # Var(z v) of jointly Gaussian z, v: Var z Var v + Cov(z, v)^2.
+        variance = (
+            (eigenvalue + sigma_x**2) * (signal + sigma_y**2) + eigenvalue * energy
+        ) / n
+        return ridge_direction_risk(energy, eigenvalue, alpha, variance)
+
+    plain = d * direction(linear_energy, float(data_norm) ** 2 / d, d, plain_noise)
+    plain += rho * signal
+    features = d * direction(
+        linear_energy, rbf_eigenvalue(d, gamma, data_norm, 1), n_components, feature_noise
+    ) + n_quadratic * direction(
+        quadratic_energy,
+        rbf_eigenvalue(d, gamma, data_norm, 2),
+        n_components,
+        feature_noise,
+    )
+    return float(plain), float(features)
 
 
 class KernelRidgeLDP(
@@ -682,9 +787,8 @@ class KernelRidgeLDP(
         probe = self._randomizer_with(n_features, 1, planned, seed, linear is True)
         n_components = noise_aware_n_components(planned, probe.sigma_x)
         if linear == "auto":
-            gamma = self._kernel_gamma()
-            linear = self.kernel == "rbf" and not random_features_resolve_nonlinearity(
-                n_features, n_components, gamma, self.data_norm
+            linear = self.kernel == "rbf" and not self._random_features_predicted_better(
+                n_features, n_components, planned, seed
             )
             if linear:
                 n_components = 0  # plain (x, y) reports
@@ -709,6 +813,27 @@ class KernelRidgeLDP(
                 n_features, epsilon=self.epsilon, y_bound=self.y_bound, n_users=planned
             )
         return randomizer
+
+    def _random_features_predicted_better(self, n_features, n_components, planned, seed):
+        """Whether ``m`` random features have a smaller predicted risk than plain ``(x, y)``.
+
+        :func:`predicted_collection_risks` of the two reports this
+        estimator would send (their actual noise levels, before anyone
+        reports; public quantities only).
+        """
+        plain = self._randomizer_with(n_features, 0, planned, seed, True)
+        features = self._randomizer_with(n_features, n_components, planned, seed, False)
+        plain_risk, features_risk = predicted_collection_risks(
+            n_features,
+            planned,
+            n_components,
+            self._kernel_gamma(),
+            self.data_norm,
+            self.y_bound,
+            (plain.sigma_x, plain.sigma_y),
+            (features.sigma_x, features.sigma_y),
+        )
+        return features_risk < plain_risk
 
     def _uses_linear_features(self):
         """Whether users send ``x / data_norm``: True, False or 'auto' (decided with m)."""
