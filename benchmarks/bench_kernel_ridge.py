@@ -258,12 +258,15 @@ Columns: `{DEFAULT}` = library default with data_norm (one pure-epsilon
 PrivUnitG report of the pair, mechanism='auto', read by the server as a
 Gaussian release of the same second moments, sigma_x 2.7 to 3.7 times the
 Gaussian's smaller; linear_features='auto': the m = floor(3 n^(1/3) sigma_x^(-4/3)) noise-aware
-random features when m times the rbf kernel's degree-2 eigenvalue (public
-reference law, `rbf_quadratic_eigenvalue`) is at least 1, else plain (x, y)
-reports (m = 0 below); alpha='auto', fit_intercept=True, fallback to the
-noisy mean of y when the 5-fold held-out squared risk on the reports says
-so or (random features) the chi-square test of a signal does not reject at
-level 0.1, or when
+random features when their predicted squared risk is below that of plain
+(x, y) reports (`predicted_collection_risks`: debiased ridge at the Gram's
+noise scale, kernel direction by kernel direction under the public reference
+law, for a planning target with a tenth of y_bound^2 in the degree-2
+directions; before issue 16's last pass: when m times the degree-2 eigenvalue was
+at least 1), else plain (x, y) reports (m = 0 below); alpha='auto',
+fit_intercept=True, fallback to the noisy mean of y when the 5-fold
+held-out squared risk on the reports says so or (random features) the
+chi-square test of a signal does not reject at level 0.1, or when
 n <= k^2 (sigma_x sigma_y / (feature bound * y_bound))^2 (k = d with plain
 (x, y) reports, 1 with random features), where no
 model is predicted to beat the trivial predictor: users of a planned

@@ -745,6 +745,51 @@ def kernel_ridge_linear_features_1d(seeds):
         print(f"seed {seed}: R^2 without linear_features {scores[0]}, with {scores[1]}")
 
 
+def kernel_ridge_collection(n_features, n_users, epsilon, seeds):
+    """KernelRidgeLDP's collection rule against both of its choices on a smooth target.
+
+    ``x`` uniform on ``[-1, 1]^d / sqrt(d)`` (inside the unit ball,
+    ``data_norm = 1``), ``s = sqrt(d) x``, ``y = sin(2 s1) cos(s2) (+ 0.5
+    s3^2 - 0.2 for d >= 3) + N(0, 0.1^2)``, clipped to ``[-1, 1]``;
+    ``delta = 1e-7``; 20,000 clean held-out users. Prints, over the seeds
+    (one draw of data and noise each), the mean R^2 ± standard error of the
+    default (``linear_features='auto'``), of random features only
+    (``linear_features=False``) and of plain ``(x, y)`` reports
+    (``n_components=0``), and the ``m`` the rule chose (0: plain).
+    """
+    from sklearn_ldp import KernelRidgeLDP
+
+    def draw(n, rng):
+        X = rng.uniform(-1, 1, (n, n_features)) / np.sqrt(n_features)
+        s = np.sqrt(n_features) * X
+        y = np.sin(2 * s[:, 0])
+        if n_features > 1:
+            y = y * np.cos(s[:, 1])
+        if n_features > 2:
+            y = y + 0.5 * s[:, 2] ** 2 - 0.2
+        return X, np.clip(y + rng.normal(0, 0.1, n), -1, 1)
+
+    common = dict(epsilon=epsilon, delta=1e-7, data_norm=1.0)
+    modes = {
+        "auto": {},
+        "random features only": {"linear_features": False},
+        "plain (x, y)": {"n_components": 0},
+    }
+    scores = {mode: [] for mode in modes}
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
+        X, y = draw(n_users, rng)
+        X_test, y_test = draw(20_000, rng)
+        for mode, params in modes.items():
+            model = KernelRidgeLDP(random_state=seed, **common, **params).fit(X, y)
+            scores[mode].append(model.score(X_test, y_test))
+    chosen = KernelRidgeLDP(**common).make_randomizer(n_features, n_users=n_users)
+    m = (chosen.get_config().get("feature_map") or {}).get("n_components", 0)
+    print(f"d {n_features}, n {n_users}, epsilon {epsilon}: rule sends m = {m}")
+    for mode, values in scores.items():
+        print(f"  {mode}: R^2 {_mean_se(values)}")
+
+
 def hinge_default(populations):
     """The bench_hinge grid for the default HingeLDPClassifier and debiased LS only.
 
@@ -1129,6 +1174,11 @@ def main(argv=None):
     p.add_argument("solvers", type=lambda text: text.split(","))
     p = _cell_parser(checks, "least-squares-baseline")
     p.add_argument("seeds", type=_ints)
+    p = checks.add_parser("kernel-ridge-collection")
+    p.add_argument("n_features", type=int)
+    p.add_argument("n", type=int)
+    p.add_argument("epsilon", type=float)
+    p.add_argument("seeds", type=_ints)
     p = checks.add_parser("kernel-ridge-linear-features-1d")
     p.add_argument("seeds", type=_ints)
     p = _cell_parser(checks, "kernel-ridge-gamma")
@@ -1236,6 +1286,8 @@ def main(argv=None):
             threshold_draws(args.estimator, args.first, args.last)
         elif args.check == "hinge-paper-direction":
             hinge_paper_direction(args.population, args.n, args.epsilon, args.seeds)
+        elif args.check == "kernel-ridge-collection":
+            kernel_ridge_collection(args.n_features, args.n, args.epsilon, args.seeds)
         elif args.check == "kernel-ridge-linear-features-1d":
             kernel_ridge_linear_features_1d(args.seeds)
         else:

@@ -454,11 +454,12 @@ class KernelRidgeLDP(
         ``n_components=0`` plain ``(x, y)`` reports. ``False``: the random
         features alone. ``'auto'`` (with ``n_components='auto'``, a declared
         ``data_norm``, the rbf kernel and ``calibration='analytic'``): the
-        ``m`` noise-aware random features when they can resolve the
-        kernel's first non-linear directions
-        (:func:`random_features_resolve_nonlinearity`: ``m`` times the
-        degree-2 eigenvalue of the kernel, :func:`rbf_quadratic_eigenvalue`,
-        is at least 1), else plain ``(x, y)`` reports (see Notes);
+        ``m`` noise-aware random features when their predicted squared
+        risk is below that of plain ``(x, y)`` reports
+        (:func:`predicted_collection_risks`: debiased ridge, kernel
+        direction by kernel direction, on a public planning target with
+        :data:`NONLINEAR_SHARE` of ``y_bound^2`` beyond its linear part),
+        else plain ``(x, y)`` reports (see Notes);
         otherwise as ``False`` (with an int ``n_components``: plain reports
         only for ``n_components=0``). Public: the choice depends on
         ``n_features``, ``n_users``, ``epsilon``, ``delta``, the bounds,
@@ -579,25 +580,35 @@ class KernelRidgeLDP(
     differ in what they can resolve:
 
     1. Random features cost ``m`` noisy numbers whose Gram matrix the
-       server debiases; :func:`noise_aware_n_components` keeps the ``m``
-       at which a feature's share ``1 / m`` of the signal meets that noise,
-       so kernel directions with eigenvalue below ``1 / m`` are invisible.
-       For the rbf kernel the directions after the linear ones are of
-       degree 2, with eigenvalue :func:`rbf_quadratic_eigenvalue` (closed
-       form under the most spread law the bound allows). When
-       ``m * eigenvalue < 1`` the random features can at best resolve the
-       linear part of the target, which plain ``x`` carries with half the
-       noise variance in ``n_features`` numbers instead of ``m`` (the
-       linear directions' eigenvalues are of the same order in both): users
-       send plain ``(x, y)``, the reports
-       of debiased least squares, and the server's ridge on them is that
-       baseline with a penalty chosen on held-out reports. Otherwise the
-       random features alone: ``linear_features=True`` adds the linear
-       block the random features already resolve, at 1.5 times their
-       noise variance. In ``d = 5`` dimensions in the unit ball (``gamma =
-       1 / data_norm^2``) the random features need ``m >= 70``
-       (``n >= 8 x 10^5`` users at ``epsilon = 8``, ``delta = 10^-7``), in
-       one dimension ``m >= 8``.
+       server debiases (:func:`noise_aware_n_components` sets ``m``), and
+       they spread the signal thin: the rbf kernel's unit trace is shared
+       by every degree, so under the public reference law (records filling
+       the ball, :func:`rbf_eigenvalue`) a linear direction has second
+       moment 0.062 in the random features against 0.2 in plain ``x``
+       (``d = 5``, unit ball), and each of the 15 degree-2 directions
+       0.014. What they buy is the part of ``y`` beyond linear, which plain
+       reports miss entirely. :func:`predicted_collection_risks` weighs the
+       two: debiased ridge at the Gram's noise scale, direction by
+       direction (shrinkage bias plus variance,
+       :func:`ridge_direction_risk`), for a public planning target whose
+       variance is ``y_bound^2`` with a share :data:`NONLINEAR_SHARE` (a
+       tenth) in the degree-2 directions. Users send the random features
+       alone when their predicted risk is the smaller, else plain ``(x,
+       y)``, the reports of debiased least squares (the server's ridge on
+       them is that baseline with the penalty at the Gram's noise scale and
+       the cross moment shrunk, item 3). ``linear_features=True`` is not
+       among the choices: the ``x`` block next to the random features
+       carries 3 times plain ``x``'s noise variance. In ``d = 5``
+       dimensions in the unit ball (``gamma = 1 / data_norm^2``,
+       ``delta = 10^-7``) random features are sent from about ``10^6``
+       users at ``epsilon = 8`` and ``10^7`` at ``epsilon = 4``; in one
+       dimension from ``2 x 10^4`` users at ``epsilon = 4`` and ``2 x
+       10^5`` at ``epsilon = 2``. The former rule (random features as soon
+       as ``m`` of them could see a degree-2 direction at all) sent them in
+       six cells of the benchmark, and in each they scored below least
+       squares on the same kind of reports (by up to 0.09 of R^2), whose
+       targets have a smaller non-linear part than planned for; a target
+       with a larger one is better served by ``linear_features=False``.
     2. Below :func:`min_users_for_a_model` (``n <= u^4`` users with random
        features; ``n <= d^2 u^4`` with plain ``(x, y)`` reports of ``d``
        features, the signal spread over the ``d`` directions of the
