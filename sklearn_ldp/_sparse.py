@@ -16,6 +16,7 @@ Zheng, Mou and Wang (ICML 2017), Algorithms 2-3; Wang, Gaboardi and Xu
 (NeurIPS 2018), Algorithm 4.
 """
 
+import math
 import warnings
 from functools import partial
 from numbers import Integral, Real
@@ -130,6 +131,45 @@ HEAVY_RIDGE_FACTORS = (10.0, 30.0)
 #: Bytes of Gram matrices per stack of problems solved together by the
 #: report-only choice (:func:`_l1_ball_fold_fits`).
 BATCH_BYTES = 2**16
+
+
+def l1_ball_excess_risk(sigma_x, sigma_y, n_released, n_users, l1_radius, y_bound):
+    """Guaranteed excess squared risk of debiased least squares over a public l1 ball.
+
+    The server minimizes the debiased empirical risk ``r^(w) = w^T G^ w -
+    2 c^T w + const`` over ``||w||_1 <= R`` (``R = l1_radius``), where
+    ``G^`` and ``c^`` are the debiased second moments of ``n`` reports of
+    ``k = n_released`` features. For every ``w`` in the ball, ``|r^(w) -
+    r(w)| <= R^2 D_G + 2 R D_c`` with ``D_G`` and ``D_c`` the largest
+    entrywise errors of ``G^`` and ``c^`` (Hoelder's inequality), so the
+    fitted model's excess risk over the best one in the ball is at most
+    twice that (the fitted model minimizes ``r^``): ``2 (R^2 D_G + 2 R
+    D_c)``, the "slow rate", whose order ``R sigma sqrt(log k / n)`` is the
+    minimax excess risk over l1 balls (Raskutti, Wainwright and Yu 2011).
+    The errors are Gaussian-like with public scales: an entry of ``c^`` has
+    standard deviation about ``sigma_x sqrt(y_bound^2 + sigma_y^2) /
+    sqrt(n)``, a diagonal entry of ``G^`` ``sqrt(2) sigma_x^2 / sqrt(n)``
+    (off the diagonal less); the largest of ``N`` such entries is about
+    ``sqrt(2 log N)`` of them (``N = 2k`` signed entries of ``c^``, ``k (k
+    + 1)`` of ``G^``). A function of public quantities: the noise levels,
+    the sizes, the declared radius and bound.
+
+    Examples
+    --------
+    >>> from sklearn_ldp._sparse import l1_ball_excess_risk
+    >>> round(l1_ball_excess_risk(5.8, 5.8, 100, 20_000, 1.22, 1.0), 2)
+    8.13
+    >>> round(l1_ball_excess_risk(1.5, 1.5, 100, 20_000, 1.22, 1.0), 2)
+    0.59
+    """
+    n = float(n_users)
+    k = max(int(n_released), 1)
+    cross = sigma_x * math.sqrt(y_bound**2 + sigma_y**2) / math.sqrt(n)
+    gram = math.sqrt(2.0) * sigma_x**2 / math.sqrt(n)
+    largest_cross = cross * math.sqrt(2.0 * math.log(2 * k))
+    largest_gram = gram * math.sqrt(2.0 * math.log(k * (k + 1)))
+    radius = float(l1_radius)
+    return 2.0 * (radius**2 * largest_gram + 2.0 * radius * largest_cross)
 
 
 class _ProjectedLDPBase(PublicFeatureMapMixin, LDPEstimatorMixin):
@@ -756,13 +796,7 @@ class SparseLDPRegressor(
             and self.n_components == "auto"
             and self.projection == "auto"
             and planned is not None
-            and planned
-            <= min_users_for_a_model(
-                randomizer.sigma_x,
-                randomizer.sigma_y,
-                randomizer.feature_norm,
-                randomizer.y_bound,
-            )
+            and self._no_model_predicted(randomizer, projection, planned)
         ):
             # No model of the features is predicted to beat a constant with
             # these reports: users send y alone through the scalar mechanism
@@ -771,6 +805,37 @@ class SparseLDPRegressor(
                 n_features, epsilon=self.epsilon, y_bound=self.y_bound, n_users=planned
             )
         return randomizer
+
+    def _no_model_predicted(self, randomizer, projection, planned):
+        """Whether no model of the reports is predicted to beat a constant.
+
+        Either ``planned`` is at most
+        :func:`~sklearn_ldp.randomizers._target_mean.min_users_for_a_model`
+        (even the most favourable model, one feature explaining all of
+        ``y``, loses to the trivial predictor), or, with a declared float
+        ``l1_radius`` and no projection (the ball is then on the released
+        coordinates), the guaranteed excess risk over that ball
+        (:func:`l1_ball_excess_risk`) is at least ``y_bound^2``, the largest
+        risk the trivial predictor can have.
+        """
+        if planned <= min_users_for_a_model(
+            randomizer.sigma_x,
+            randomizer.sigma_y,
+            randomizer.feature_norm,
+            randomizer.y_bound,
+        ):
+            return True
+        if self.l1_radius == "auto" or projection.kind != "identity":
+            return False
+        excess = l1_ball_excess_risk(
+            randomizer.sigma_x,
+            randomizer.sigma_y,
+            projection.n_components,
+            planned,
+            self.l1_radius,
+            self.y_bound,
+        )
+        return excess >= self.y_bound**2
 
     @_fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y):
