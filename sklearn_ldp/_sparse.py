@@ -139,9 +139,10 @@ def l1_ball_excess_risk(sigma_x, sigma_y, n_users, l1_radius, y_bound):
     The server minimizes the debiased empirical risk ``r^(w) = w^T G^ w -
     2 c^T w + const`` over ``||w||_1 <= R`` (``R = l1_radius``), where
     ``G^`` and ``c^`` are the debiased second moments of ``n`` reports. At
-    a point ``w`` of the ball the reports' noise moves the empirical risk by ``w^T (G^ - G) w - 2 (c^ - c)^T w``,
-    at most ``R^2 s_G + 2 R s_c`` in standard deviation at a vertex ``R
-    e_j`` (Hoelder's inequality for the entries), with ``s_c = sigma_x
+    a point ``w`` of the ball the reports' noise moves the empirical risk
+    by ``w^T (G^ - G) w - 2 (c^ - c)^T w``, at most ``R^2 s_G + 2 R s_c``
+    in standard deviation at a vertex ``R e_j`` (Hoelder's inequality for
+    the entries), with ``s_c = sigma_x
     sqrt(y_bound^2 + sigma_y^2) / sqrt(n)`` the standard deviation of an
     entry of ``c^`` and ``s_G = sqrt(2) sigma_x^2 / sqrt(n)`` that of a
     diagonal entry of ``G^`` (off the diagonal less). The fitted model
