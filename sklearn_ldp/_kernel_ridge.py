@@ -212,18 +212,6 @@ def rbf_eigenvalue(n_features, gamma, data_norm, degree):
     return math.sqrt(2.0 * a / big_a) ** n_features * (gamma / big_a) ** degree
 
 
-def rbf_quadratic_eigenvalue(n_features, gamma, data_norm):
-    """:func:`rbf_eigenvalue` of degree 2: the first non-linear directions.
-
-    Examples
-    --------
-    >>> from sklearn_ldp._kernel_ridge import rbf_quadratic_eigenvalue
-    >>> round(rbf_quadratic_eigenvalue(1, 1.0, 1.0), 4)
-    0.125
-    """
-    return rbf_eigenvalue(n_features, gamma, data_norm, 2)
-
-
 def ridge_direction_risk(energy, eigenvalue, alpha, noise):
     """Predicted squared risk of debiased ridge along one feature direction.
 
@@ -797,19 +785,27 @@ class KernelRidgeLDP(
         # randomizer.
         probe = self._randomizer_with(n_features, 1, planned, seed, linear is True)
         n_components = noise_aware_n_components(planned, probe.sigma_x)
-        if linear == "auto":
-            linear = self.kernel == "rbf" and not self._random_features_predicted_better(
-                n_features, n_components, planned, seed
+        if linear == "auto" and self.kernel == "rbf":
+            # The two reports the rule compares; users send the one whose
+            # predicted risk is smaller.
+            features = self._randomizer_with(
+                n_features, n_components, planned, seed, False
             )
-            if linear:
-                n_components = 0  # plain (x, y) reports
+            plain = self._randomizer_with(n_features, 0, planned, seed, True)
+            linear = not self._random_features_predicted_better(
+                n_features, n_components, planned, plain, features
+            )
+            randomizer = plain if linear else features
+            n_components = 0 if linear else n_components
+        else:
+            linear = linear is True
+            randomizer = self._randomizer_with(
+                n_features, n_components, planned, seed, linear
+            )
         # Plain (x, y) reports: the signal spread over the n_features
         # directions of the public reference law (records filling the ball),
         # not the most favourable single direction (see Notes, item 2).
         directions = n_features if linear and n_components == 0 else 1
-        randomizer = self._randomizer_with(
-            n_features, n_components, planned, seed, linear
-        )
         if planned <= min_users_for_a_model(
             randomizer.sigma_x,
             randomizer.sigma_y,
@@ -825,15 +821,15 @@ class KernelRidgeLDP(
             )
         return randomizer
 
-    def _random_features_predicted_better(self, n_features, n_components, planned, seed):
+    def _random_features_predicted_better(
+        self, n_features, n_components, planned, plain, features
+    ):
         """Whether ``m`` random features have a smaller predicted risk than plain ``(x, y)``.
 
         :func:`predicted_collection_risks` of the two reports this
-        estimator would send (their actual noise levels, before anyone
-        reports; public quantities only).
+        estimator would send (``plain`` and ``features``, their actual noise
+        levels, before anyone reports; public quantities only).
         """
-        plain = self._randomizer_with(n_features, 0, planned, seed, True)
-        features = self._randomizer_with(n_features, n_components, planned, seed, False)
         plain_risk, features_risk = predicted_collection_risks(
             n_features,
             planned,

@@ -25,7 +25,6 @@ from sklearn_ldp._kernel_ridge import (
     noise_aware_n_components,
     predicted_collection_risks,
     rbf_eigenvalue,
-    rbf_quadratic_eigenvalue,
     ridge_direction_risk,
 )
 from sklearn_ldp.aggregation._ridge import StreamedFoldedMoments, james_stein_ridge
@@ -605,7 +604,7 @@ def test_ridge_direction_risk_matches_a_simulation():
 
 def test_expected_choices_of_the_rule():
     # d = 5 in the unit ball: the degree-1 and degree-2 eigenvalues.
-    assert 1.0 / rbf_quadratic_eigenvalue(5, 1.0, 1.0) == pytest.approx(69.2, abs=0.1)
+    assert 1.0 / rbf_eigenvalue(5, 1.0, 1.0, 2) == pytest.approx(69.2, abs=0.1)
     assert rbf_eigenvalue(5, 1.0, 1.0, 1) == pytest.approx(0.0616, abs=1e-4)
     # The eigenvalues of every degree sum to the kernel's trace k(x, x) = 1.
     from math import comb
@@ -653,7 +652,7 @@ def test_rbf_quadratic_eigenvalue_matches_the_kernel_matrix():
         # Degree 1: n_features eigenvalues, then degree 2: n(n+1)/2 of them.
         stop = n_features + n_features * (n_features + 1) // 2
         quadratic = spectrum[n_features:stop]
-        expected = rbf_quadratic_eigenvalue(n_features, gamma, data_norm)
+        expected = rbf_eigenvalue(n_features, gamma, data_norm, 2)
         assert np.all(quadratic >= expected * 0.85)
         if n_features > 1:
             assert_allclose(quadratic.min(), expected, rtol=0.15)
